@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Nearplay",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "nearplay", targets: ["nearplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // radio → frames → ranging → agent → lobby
+        .target(name: "BeaconFrames"),
+        .executableTarget(
+            name: "nearplay",
+            dependencies: [
+                "BeaconFrames",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+)
