@@ -14,10 +14,12 @@ let package = Package(
     targets: [
         // radio → frames → ranging → agent → lobby
         .target(name: "BeaconFrames"),
+        .target(name: "Ranging", dependencies: ["BeaconFrames"]),
+        .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames",
+                "BeaconFrames", "Ranging", "Traces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
