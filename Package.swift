@@ -24,5 +24,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
+        .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
+        .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
+        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
     ]
 )

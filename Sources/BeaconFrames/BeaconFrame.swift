@@ -19,7 +19,7 @@ public enum BeaconFrame: Sendable, Hashable {
             switch structure.type {
             case .manufacturerSpecificData where d.count >= 2 && d[0] == 0x4C && d[1] == 0x00 && d.count >= 3 && d[2] == 0x02:
                 attempt { () throws(FrameError) in .iBeacon(try IBeacon(advertisingData: single)) }
-            case .manufacturerSpecificData where d.count >= 4 && d[2] == 0xBE && d[3] == 0xAC:
+            case .manufacturerSpecificData where d.count >= 3 && d[2] == 0xBE && (d.count == 3 || d[3] == 0xAC):
                 attempt { () throws(FrameError) in .altBeacon(try AltBeacon(advertisingData: single)) }
             case .serviceData16 where d.count >= 2 && d[0] == 0xAA && d[1] == 0xFE:
                 attempt { () throws(FrameError) in .eddystone(try EddystoneFrame(advertisingData: single)) }

@@ -55,5 +55,11 @@ public struct HexError: Error, Equatable, CustomStringConvertible {
     /// Character offset into the text (after any `0x` prefix).
     public var offset: Int
     public var reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
     public var description: String { "invalid hex at character \(offset): \(reason)" }
 }

@@ -55,7 +55,7 @@ public struct Sighting: Sendable, Hashable {
                         return (.altBeacon(id1: uuid(b, d + 4), id2: be16(b, d + 20), id3: be16(b, d + 22)),
                                 Int(Int8(bitPattern: b[d + 24])))
                     }
-                } else if type == 0x16, length == 0x14 || length == 0x16,
+                } else if type == 0x16, length == 0x15 || length == 0x17,
                           b[d] == 0xAA, b[d + 1] == 0xFE, b[d + 2] == 0x00 {
                     let txPower = Int(Int8(bitPattern: b[d + 3]))
                     return (.eddystone(uuid(b, d + 4)), txPower - 41)

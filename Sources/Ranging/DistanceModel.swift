@@ -10,8 +10,8 @@ public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
     case altBeaconCurve(AltBeaconCurve)
 
     /// The default model: log-distance with the exponent chosen from the development recordings
-    /// (see `Ranging` in the README for why 2.0).
-    public static let `default` = DistanceModel.logDistance(exponent: 2.0)
+    /// (see "Choosing the defaults" in the README for why 2.8).
+    public static let `default` = DistanceModel.logDistance(exponent: 2.8)
 
     /// Metres from a filtered RSSI and the 1 m measured power, both dBm. Nil when the measured
     /// power is not a usable negative value.

@@ -11,7 +11,7 @@ public enum RSSIFilterKind: Sendable, Hashable, CustomStringConvertible {
     /// at each end (AltBeacon's RunningAverageRssiFilter: 20 s, 10 %).
     case trimmedMean(window: Double, trim: Double)
 
-    public static let defaultKalman = RSSIFilterKind.kalman(processNoise: 0.3, measurementNoise: 16)
+    public static let defaultKalman = RSSIFilterKind.kalman(processNoise: 0.2, measurementNoise: 32)
     public static let defaultARMA = RSSIFilterKind.arma(coefficient: 0.1)
     public static let altBeaconRunningAverage = RSSIFilterKind.trimmedMean(window: 20, trim: 0.1)
 

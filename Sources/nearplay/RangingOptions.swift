@@ -16,10 +16,10 @@ struct RangingOptions: ParsableArguments {
     var filter: FilterName = .kalman
 
     @Option(help: "Kalman process noise in dB² per second (how fast the true RSSI may drift).")
-    var processNoise: Double = 0.3
+    var processNoise: Double = 0.2
 
     @Option(help: "Kalman measurement noise in dB² (the variance of one reading).")
-    var measurementNoise: Double = 16
+    var measurementNoise: Double = 32
 
     @Option(help: "ARMA coefficient, 0 < c ≤ 1 (1 is no smoothing).")
     var armaCoefficient: Double = 0.1
@@ -31,7 +31,7 @@ struct RangingOptions: ParsableArguments {
     var model: ModelName = .logDistance
 
     @Option(help: "Path-loss exponent of the log-distance model (2 is free space).")
-    var exponent: Double = 2.0
+    var exponent: Double = 2.8
 
     @Option(help: "dB added to every reading: this receiver's calibration offset.")
     var rssiOffset: Double = 0
