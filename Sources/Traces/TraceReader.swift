@@ -30,7 +30,7 @@ public enum TraceReader {
     private struct Line: Decodable {
         var t: Double
         var addr: String
-        var rssi: Int
+        var rssi: Double
         var ad: String
         var truth_m: Double?
         var addr_type: String?
@@ -118,7 +118,10 @@ public enum TraceReader {
         if let truth = line.truth_m, !(truth.isFinite && truth >= 0) {
             throw LineError(message: "field \"truth_m\": \(truth) is not a distance in metres")
         }
-        let advertisement = Advertisement(time: line.t, address: address, addressType: addressType, rssi: line.rssi,
+        guard line.rssi.isFinite, line.rssi == line.rssi.rounded(), abs(line.rssi) < 1000 else {
+            throw LineError(message: "field \"rssi\": \(line.rssi) is not an integer number of dBm")
+        }
+        let advertisement = Advertisement(time: line.t, address: address, addressType: addressType, rssi: Int(line.rssi),
                                           data: data, receiver: line.rx)
         return TraceRecord(advertisement: advertisement, truthDistance: line.truth_m, line: lineNumber)
     }
