@@ -1,11 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The per-advertisement path crosses BeaconFrames and Ranging: let release builds inline across them.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "Nearplay",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nearplay", targets: ["nearplay"]),
+        .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -13,8 +17,8 @@ let package = Package(
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
-        .target(name: "BeaconFrames"),
-        .target(name: "Ranging", dependencies: ["BeaconFrames"]),
+        .target(name: "BeaconFrames", swiftSettings: hotPath),
+        .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
         .executableTarget(
             name: "nearplay",
@@ -23,6 +27,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "NearplayBenchmarks",
+            dependencies: ["BeaconFrames", "Ranging"],
+            path: "Benchmarks/PathBenchmark"
         ),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
