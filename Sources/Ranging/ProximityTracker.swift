@@ -96,7 +96,8 @@ public struct ProximityTracker: Sendable {
 
         var reading: Int?
         if let raw = sighting.rssi, RangingConfiguration.plausibleRSSI.contains(raw) {
-            reading = configuration.rssiOffset == 0 ? raw : Int((Double(raw) + configuration.rssiOffset).rounded())
+            let offset = configuration.offset(for: sighting.receiver)
+            reading = offset == 0 ? raw : Int((Double(raw) + offset).rounded())
         } else {
             droppedReadings += 1
         }
