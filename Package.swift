@@ -14,13 +14,28 @@ let package = Package(
     targets: [
         // radio → frames → ranging → agent → lobby
         .target(name: "BeaconFrames"),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(
+            name: "Sensors",
+            dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Minigames", dependencies: ["Sensors"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
                 "BeaconFrames",
+                "Sensors",
+                "Minigames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "SensorsBenchmark",
+            dependencies: ["Sensors", "Minigames"],
+            path: "Benchmarks/SensorsBenchmark"
+        ),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
     ]
 )

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// Runs a blocking read loop on a thread of its own, so that sensor reads never block Swift's
+/// cooperative pool, and hands what it reads to an async stream.
+///
+/// The loop gets a ``StopSignal``; it must check it at least every ~100 ms (between reads, or
+/// through `poll` timeouts). The stream finishing or being cancelled sets the signal; the loop
+/// returning (or throwing) finishes the stream.
+enum BlockingProducer {
+    static func stream<Element: Sendable>(
+        name: String,
+        bufferingNewest limit: Int? = nil,
+        _ loop: @escaping @Sendable (StopSignal, AsyncThrowingStream<Element, Error>.Continuation) throws -> Void
+    ) -> AsyncThrowingStream<Element, Error> {
+        let policy: AsyncThrowingStream<Element, Error>.Continuation.BufferingPolicy =
+            limit.map { .bufferingNewest($0) } ?? .unbounded
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self, bufferingPolicy: policy)
+        let stop = StopSignal()
+        continuation.onTermination = { _ in stop.request() }
+        let thread = Thread {
+            do {
+                try loop(stop, continuation)
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        thread.name = name
+        thread.start()
+        return stream
+    }
+}
+
+/// A flag the consumer side sets to ask a blocking loop to end.
+final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func request() { flag.store(true, ordering: .relaxed) }
+
+    var isRequested: Bool { flag.load(ordering: .relaxed) }
+
+    /// Sleeps up to `seconds`, waking early (in 20 ms steps) when a stop is requested.
+    /// Returns false when stopped.
+    func sleep(seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while !isRequested {
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { return true }
+            usleep(UInt32(min(remaining, 0.02) * 1_000_000))
+        }
+        return false
+    }
+}
