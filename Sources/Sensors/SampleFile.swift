@@ -8,8 +8,8 @@ import Foundation
 /// {"sensor":"mic","t":0.05,"rms_dbfs":-42.1,"peak_dbfs":-30.5,"overruns":0}
 /// ```
 ///
-/// Lines without `sensor` are read as whichever kind the caller asks for; blank lines are
-/// skipped; a bad line is an error naming its line number.
+/// A line without `sensor` is an accelerometer sample if it has `x`, a level if it has
+/// `rms_dbfs`; blank lines are skipped; a bad line is an error naming its line number.
 public struct SampleFile: Sendable {
     public var path: String
 
@@ -40,7 +40,13 @@ public struct SampleFile: Sendable {
         }
     }
 
-    private struct Kind: Decodable { var sensor: String? }
+    private struct Kind: Decodable {
+        var sensor: String?
+        var x: Double?
+        var rms_dbfs: Double?
+
+        var name: String? { sensor ?? (x != nil ? "accel" : rms_dbfs != nil ? "mic" : nil) }
+    }
 
     private func lines<Sample: Decodable>(sensor: String, as type: Sample.Type) throws(SensorError) -> [Sample] {
         let text = try Sysfs.readWholeFile(path)
@@ -51,7 +57,7 @@ public struct SampleFile: Sendable {
             let data = Data(line.utf8)
             do {
                 let kind = try decoder.decode(Kind.self, from: data)
-                guard kind.sensor == nil || kind.sensor == sensor else { continue }
+                guard kind.name == sensor || kind.name == nil else { continue }
                 samples.append(try decoder.decode(Sample.self, from: data))
             } catch {
                 throw .malformedRecording(path: path, line: number + 1, reason: "not a \(sensor) sample (\(Self.explain(error)))")
