@@ -2,25 +2,25 @@ import Foundation
 import Synchronization
 
 /// Runs a blocking read loop on a thread of its own, so that sensor reads never block Swift's
-/// cooperative pool, and hands what it reads to an async stream.
+/// cooperative pool, and hands the batches it reads to a ``SensorStream``.
 ///
 /// The loop gets a ``StopSignal``; it must check it at least every ~100 ms (between reads, or
 /// through `poll` timeouts). The stream finishing or being cancelled sets the signal; the loop
 /// returning (or throwing) finishes the stream.
 enum BlockingProducer {
+    /// `loop` calls its `emit` argument with each batch it reads.
     static func stream<Element: Sendable>(
         name: String,
-        bufferingNewest limit: Int? = nil,
-        _ loop: @escaping @Sendable (StopSignal, AsyncThrowingStream<Element, Error>.Continuation) throws -> Void
-    ) -> AsyncThrowingStream<Element, Error> {
-        let policy: AsyncThrowingStream<Element, Error>.Continuation.BufferingPolicy =
-            limit.map { .bufferingNewest($0) } ?? .unbounded
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self, bufferingPolicy: policy)
+        _ loop: @escaping @Sendable (StopSignal, _ emit: ([Element]) -> Void) throws -> Void
+    ) -> SensorStream<Element> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Element].self)
         let stop = StopSignal()
         continuation.onTermination = { _ in stop.request() }
         let thread = Thread {
             do {
-                try loop(stop, continuation)
+                try loop(stop) { batch in
+                    if !batch.isEmpty { continuation.yield(batch) }
+                }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -28,7 +28,7 @@ enum BlockingProducer {
         }
         thread.name = name
         thread.start()
-        return stream
+        return SensorStream(batches: stream)
     }
 }
 

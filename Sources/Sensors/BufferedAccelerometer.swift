@@ -73,14 +73,14 @@ public struct BufferedAccelerometer: Sendable {
 
     /// Samples as the device produces them, until the consumer stops iterating or the device
     /// node reaches end of file.
-    public func samples() -> AsyncThrowingStream<AccelerationSample, Error> {
+    public func samples() -> SensorStream<AccelerationSample> {
         let capture = self
-        return BlockingProducer.stream(name: "nearplay.iio.buffer") { stop, continuation in
-            try capture.run(stop: stop) { continuation.yield($0) }
+        return BlockingProducer.stream(name: "nearplay.iio.buffer") { stop, emit in
+            try capture.run(stop: stop, emit: emit)
         }
     }
 
-    private func run(stop: StopSignal, emit: (AccelerationSample) -> Void) throws(SensorError) {
+    private func run(stop: StopSignal, emit: ([AccelerationSample]) -> Void) throws(SensorError) {
         let layout = try configureScanElements()
         let decoder = try AccelerationScanDecoder(device: device, layout: layout, orientation: orientation)
         try Sysfs.write(String(bufferLength), to: device.attribute("buffer/length"))
@@ -102,7 +102,6 @@ public struct BufferedAccelerometer: Sendable {
         let period = 1 / (samplingFrequency ?? device.samplingFrequency ?? 100)
         var pending = [UInt8](repeating: 0, count: max(1, bufferLength) * layout.scanBytes)
         var filled = 0
-        var samples: [AccelerationSample] = []
         while !stop.isRequested {
             guard try SystemCall.waitReadable(fd, timeoutMilliseconds: 100, path: device.devicePath) else { continue }
             let n = try SystemCall.read(fd, into: &pending, from: filled, path: device.devicePath)
@@ -111,13 +110,13 @@ public struct BufferedAccelerometer: Sendable {
             filled += n
             let now = monotonicSeconds()
             let scans = filled / layout.scanBytes
-            samples.removeAll(keepingCapacity: true)
+            var samples: [AccelerationSample] = []
             let used = pending.withUnsafeBytes { buffer in
                 decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]), into: &samples) { scan in
                     now - Double(scans - 1 - scan) * period
                 }
             }
-            samples.forEach(emit)
+            emit(samples)
             if used > 0 {
                 pending.replaceSubrange(0..<(filled - used), with: pending[used..<filled])
                 filled -= used

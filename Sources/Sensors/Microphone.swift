@@ -25,9 +25,9 @@ public struct Microphone: Sendable {
 
     /// Levels, one per window, until the consumer stops iterating, the PCM ends, or `frameLimit`
     /// frames were read.
-    public func levels(frameLimit: Int? = nil) -> AsyncThrowingStream<LevelSample, Error> {
+    public func levels(frameLimit: Int? = nil) -> SensorStream<LevelSample> {
         let microphone = self
-        return BlockingProducer.stream(name: "nearplay.alsa.capture") { stop, continuation in
+        return BlockingProducer.stream(name: "nearplay.alsa.capture") { stop, emit in
             let capture = try ALSACapture(pcmName: microphone.pcmName, preferredRate: microphone.preferredRate,
                                           periodSeconds: microphone.windowSeconds)
             defer { capture.close() }
@@ -44,11 +44,13 @@ public struct Microphone: Sendable {
                 let frames = try result.get()
                 if frames == 0 { return }
                 remaining -= frames
+                var levels: [LevelSample] = []
                 buffer.withUnsafeBufferPointer { pointer in
                     meter.add(UnsafeBufferPointer(rebasing: pointer[0..<frames]), overruns: capture.overruns) {
-                        continuation.yield($0)
+                        levels.append($0)
                     }
                 }
+                emit(levels)
             }
         }
     }

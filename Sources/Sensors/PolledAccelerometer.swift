@@ -26,14 +26,14 @@ public struct PolledAccelerometer: Sendable {
 
     /// Readings at ``rate`` until the consumer stops iterating (or `limit` samples). Reads run on
     /// a thread of their own.
-    public func samples(limit: Int? = nil) -> AsyncThrowingStream<AccelerationSample, Error> {
+    public func samples(limit: Int? = nil) -> SensorStream<AccelerationSample> {
         let polled = self
         let interval = 1 / max(0.1, min(rate, 10_000))
-        return BlockingProducer.stream(name: "nearplay.iio.poll") { stop, continuation in
+        return BlockingProducer.stream(name: "nearplay.iio.poll") { stop, emit in
             var next = monotonicSeconds()
             var produced = 0
             while !stop.isRequested, produced < (limit ?? .max) {
-                continuation.yield(try polled.read())
+                emit([try polled.read()])
                 produced += 1
                 next += interval
                 guard stop.sleep(seconds: next - monotonicSeconds()) else { return }

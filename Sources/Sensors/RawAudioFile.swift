@@ -19,19 +19,19 @@ public struct RawAudioFile: Sendable {
     /// Every window of the file at once. Throws when the file has an odd number of bytes.
     public func allLevels() throws(SensorError) -> [LevelSample] {
         var levels: [LevelSample] = []
-        try read(stop: StopSignal()) { levels.append($0) }
+        try read(stop: StopSignal()) { levels += $0 }
         return levels
     }
 
     /// The file's windows as a stream that ends at the end of the file.
-    public func levels() -> AsyncThrowingStream<LevelSample, Error> {
+    public func levels() -> SensorStream<LevelSample> {
         let file = self
-        return BlockingProducer.stream(name: "nearplay.audio.file") { stop, continuation in
-            try file.read(stop: stop) { continuation.yield($0) }
+        return BlockingProducer.stream(name: "nearplay.audio.file") { stop, emit in
+            try file.read(stop: stop, emit: emit)
         }
     }
 
-    private func read(stop: StopSignal, emit: (LevelSample) -> Void) throws(SensorError) {
+    private func read(stop: StopSignal, emit: ([LevelSample]) -> Void) throws(SensorError) {
         let fd = try SystemCall.open(path, O_RDONLY)
         defer { SystemCall.close(fd) }
         var meter = LevelMeter(sampleRate: sampleRate, windowSeconds: windowSeconds)
@@ -50,13 +50,13 @@ public struct RawAudioFile: Sendable {
             }
             carried = available - frames * 2
             if carried == 1 { bytes[0] = bytes[available - 1] }
-            for level in samples.withUnsafeBufferPointer({ buffer in
-                var completed: [LevelSample] = []
+            var completed: [LevelSample] = []
+            samples.withUnsafeBufferPointer { buffer in
                 meter.add(buffer) { completed.append($0) }
-                return completed
-            }) {
+            }
+            for level in completed {
                 if paced, !stop.sleep(seconds: start + level.time - monotonicSeconds()) { return }
-                emit(level)
+                emit([level])
             }
         }
         if total % 2 != 0 {

@@ -26,16 +26,16 @@ public struct SampleFile: Sendable {
     }
 
     /// The accelerations as a stream, delivered at their recorded pace when `paced`.
-    public func accelerationStream(paced: Bool) -> AsyncThrowingStream<AccelerationSample, Error> {
+    public func accelerationStream(paced: Bool) -> SensorStream<AccelerationSample> {
         let file = self
-        return BlockingProducer.stream(name: "nearplay.accel.file") { stop, continuation in
+        return BlockingProducer.stream(name: "nearplay.accel.file") { stop, emit in
             let samples = try file.accelerations()
             let start = monotonicSeconds()
             let first = samples.first?.time ?? 0
+            guard paced else { return emit(samples) }
             for sample in samples {
-                if paced, !stop.sleep(seconds: start + (sample.time - first) - monotonicSeconds()) { return }
-                if stop.isRequested { return }
-                continuation.yield(sample)
+                if !stop.sleep(seconds: start + (sample.time - first) - monotonicSeconds()) { return }
+                emit([sample])
             }
         }
     }

@@ -5,6 +5,10 @@ struct Nearplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearplay",
         abstract: "Find players nearby over Bluetooth LE and challenge them to sensor minigames.",
-        subcommands: []
+        subcommands: [
+            SensorsCommand.self,
+            Calibrate.self,
+            PracticeCommand.self,
+        ]
     )
 }

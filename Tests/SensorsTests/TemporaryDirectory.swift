@@ -18,7 +18,7 @@ final class TemporaryDirectory {
     func write(_ text: String, to relative: String) throws {
         let url = URL(fileURLWithPath: path + "/" + relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
+        try Data(text.utf8).write(to: url, options: .atomic)
     }
 
     func write(_ bytes: [UInt8], to relative: String) throws {
