@@ -21,6 +21,7 @@ final class ALSACapture {
     /// than a wait, then switches to blocking reads.
     init(pcmName: String, preferredRate: Int, periodSeconds: Double) throws(SensorError) {
         self.pcmName = pcmName
+        nearplay_alsa_silence_library_errors()
         var pcm: OpaquePointer?
         let opened = snd_pcm_open(&pcm, pcmName, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
         if opened < 0 {

@@ -19,8 +19,9 @@ enum TerminalDisplay {
         return String(format: "x %+6.2f  y %+6.2f  z %+6.2f g  |a| %5.2f g", g.x, g.y, g.z, sample.magnitude / standardGravity)
     }
 
-    /// Rewrites the current terminal line.
+    /// Rewrites the current terminal line; nothing when standard error is not a terminal.
     static func status(_ text: String) {
+        guard isatty(STDERR_FILENO) != 0 else { return }
         FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
     }
 
