@@ -39,6 +39,7 @@ final class ALSACapture {
             try check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock")
             try configure(preferredRate: preferredRate, periodSeconds: periodSeconds)
             try check(snd_pcm_prepare(pcm), "snd_pcm_prepare")
+            try check(snd_pcm_start(pcm), "snd_pcm_start")
         } catch {
             close()
             throw error
@@ -65,23 +66,31 @@ final class ALSACapture {
         periodFrames = Int(period)
     }
 
-    /// Reads up to `frames` frames into `buffer`, blocking until some arrive. Recovers from
-    /// overruns (counting them) and suspends; the next read restarts the stream. Returns 0 only when the PCM gives no more data.
-    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(SensorError) -> Int {
+    /// Reads up to `buffer.count` frames, waiting at most `timeoutMilliseconds` for the first
+    /// ones. Returns the frames read, -1 when none came in time (so the owner can check whether
+    /// to stop), or 0 when the PCM gives no more data. Recovers from overruns (counting them) and
+    /// suspends.
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMilliseconds: Int32 = 200) throws(SensorError) -> Int {
         while true {
-            let result = snd_pcm_readi(handle, buffer.baseAddress, snd_pcm_uframes_t(buffer.count))
+            let ready = snd_pcm_wait(handle, timeoutMilliseconds)
+            if ready == 0 { return -1 }
+            let result = ready < 0 ? snd_pcm_sframes_t(ready) : snd_pcm_readi(handle, buffer.baseAddress, snd_pcm_uframes_t(buffer.count))
             if result >= 0 { return Int(result) }
             let code = Int32(result)
             switch -code {
             case EPIPE:
                 overruns += 1
                 try check(snd_pcm_recover(handle, code, 1), "snd_pcm_recover (overrun)")
+                try check(snd_pcm_start(handle), "snd_pcm_start")
             case ESTRPIPE:
                 try check(snd_pcm_recover(handle, code, 1), "snd_pcm_recover (suspend)")
+                if snd_pcm_state(handle) == SND_PCM_STATE_PREPARED {
+                    try check(snd_pcm_start(handle), "snd_pcm_start")
+                }
             case EAGAIN, EINTR:
                 continue
             default:
-                try check(code, "snd_pcm_readi")
+                try check(code, ready < 0 ? "snd_pcm_wait" : "snd_pcm_readi")
             }
         }
     }

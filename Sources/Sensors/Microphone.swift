@@ -1,7 +1,8 @@
 /// The microphone: ALSA capture of S16_LE mono, delivered as levels per window.
 ///
 /// Each stream opens the PCM on a thread of its own, which alone owns the handle and makes the
-/// blocking reads; the PCM is closed when the consumer stops iterating.
+/// blocking reads (waiting at most 200 ms at a time, so that a stalled device cannot keep it
+/// from stopping); the PCM is closed when the consumer stops iterating.
 public struct Microphone: Sendable {
     /// An ALSA PCM name: `default`, `hw:1,0`, `plughw:CARD=Device`, or one from a config file.
     public var pcmName: String
@@ -43,6 +44,7 @@ public struct Microphone: Sendable {
                 }
                 let frames = try result.get()
                 if frames == 0 { return }
+                if frames < 0 { continue }
                 remaining -= frames
                 var levels: [LevelSample] = []
                 buffer.withUnsafeBufferPointer { pointer in

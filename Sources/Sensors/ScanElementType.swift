@@ -5,24 +5,27 @@
 /// 12-bit value in the top of a little-endian 16-bit word) or `be:u16/16X3>>0` (three big-endian
 /// 16-bit values). See the kernel's Documentation/ABI/testing/sysfs-bus-iio, `in_*_type`.
 public struct ScanElementType: Equatable, Hashable, Sendable {
-    public var isBigEndian: Bool
-    public var isSigned: Bool
+    public let isBigEndian: Bool
+    public let isSigned: Bool
     /// Bits that carry the value, 1...storageBits.
-    public var realBits: Int
+    public let realBits: Int
     /// Bits the value occupies in the scan: 8, 16, 32 or 64.
-    public var storageBits: Int
+    public let storageBits: Int
     /// How many values of this layout follow each other (1 unless the text has `X`).
-    public var repeatCount: Int
+    public let repeatCount: Int
     /// Right shift applied to the stored word before masking to `realBits`.
-    public var shift: Int
+    public let shift: Int
 
-    public init(isBigEndian: Bool, isSigned: Bool, realBits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) {
+    /// Checks the widths as the parser does: a type that could read outside its storage is
+    /// refused here, so ``decode(_:at:repeatIndex:)`` never needs to check.
+    public init(isBigEndian: Bool, isSigned: Bool, realBits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) throws(ParseError) {
         self.isBigEndian = isBigEndian
         self.isSigned = isSigned
         self.realBits = realBits
         self.storageBits = storageBits
         self.repeatCount = repeatCount
         self.shift = shift
+        try validate()
     }
 
     /// Bytes one value occupies.
@@ -81,7 +84,7 @@ public struct ScanElementType: Equatable, Hashable, Sendable {
         guard realBits >= 1, realBits <= storageBits else {
             throw .invalidWidth("\(realBits) value bits do not fit in \(storageBits) storage bits")
         }
-        guard shift + realBits <= storageBits else {
+        guard shift >= 0, shift + realBits <= storageBits else {
             throw .invalidWidth("a shift of \(shift) pushes \(realBits) bits out of \(storageBits) storage bits")
         }
         guard repeatCount >= 1, repeatCount <= 1024 else {

@@ -21,12 +21,12 @@ func decode(_ bytes: [UInt8], as type: ScanElementType) -> Int64 {
 struct ScanElementTypeTests {
     @Test func parsesTwelveBitsShiftedInLittleEndianWord() throws {
         let type = try ScanElementType(parsing: "le:s12/16>>4\n")
-        #expect(type == ScanElementType(isBigEndian: false, isSigned: true, realBits: 12, storageBits: 16, shift: 4))
+        #expect(try type == ScanElementType(isBigEndian: false, isSigned: true, realBits: 12, storageBits: 16, shift: 4))
     }
 
     @Test func parsesUnsignedBigEndianAndRepeat() throws {
         #expect(try ScanElementType(parsing: "be:u16/16>>0")
-            == ScanElementType(isBigEndian: true, isSigned: false, realBits: 16, storageBits: 16))
+            == (try ScanElementType(isBigEndian: true, isSigned: false, realBits: 16, storageBits: 16)))
         let repeated = try ScanElementType(parsing: "be:s16/16X3>>0")
         #expect(repeated.repeatCount == 3)
         #expect(repeated.elementBytes == 6)
@@ -49,9 +49,9 @@ struct ScanElementTypeTests {
     }
 
     /// Every 12-bit value, in both endiannesses, with noise in the 4 bits below it.
-    @Test func decodesEveryTwelveBitValue() {
+    @Test func decodesEveryTwelveBitValue() throws {
         for isBigEndian in [false, true] {
-            let type = ScanElementType(isBigEndian: isBigEndian, isSigned: true, realBits: 12, storageBits: 16, shift: 4)
+            let type = try ScanElementType(isBigEndian: isBigEndian, isSigned: true, realBits: 12, storageBits: 16, shift: 4)
             for value in Int64(-2048)...2047 {
                 #expect(decode(encode(value, as: type, lowBits: UInt64(value & 0xF)), as: type) == value)
             }
@@ -59,10 +59,10 @@ struct ScanElementTypeTests {
     }
 
     /// Every 16-bit pattern, signed and unsigned, both endiannesses.
-    @Test func decodesEverySixteenBitValue() {
+    @Test func decodesEverySixteenBitValue() throws {
         for isBigEndian in [false, true] {
-            let signed = ScanElementType(isBigEndian: isBigEndian, isSigned: true, realBits: 16, storageBits: 16)
-            let unsigned = ScanElementType(isBigEndian: isBigEndian, isSigned: false, realBits: 16, storageBits: 16)
+            let signed = try ScanElementType(isBigEndian: isBigEndian, isSigned: true, realBits: 16, storageBits: 16)
+            let unsigned = try ScanElementType(isBigEndian: isBigEndian, isSigned: false, realBits: 16, storageBits: 16)
             for pattern in 0...0xFFFF {
                 let bytes = isBigEndian ? [UInt8(pattern >> 8), UInt8(pattern & 0xFF)] : [UInt8(pattern & 0xFF), UInt8(pattern >> 8)]
                 if decode(bytes, as: signed) != Int64(Int16(bitPattern: UInt16(pattern))) { Issue.record("signed \(pattern)"); return }
@@ -73,7 +73,7 @@ struct ScanElementTypeTests {
 
     /// Every legal combination of storage, width, shift, sign and endianness, at the extremes
     /// and at random values.
-    @Test func decodesEveryLegalLayout() {
+    @Test func decodesEveryLegalLayout() throws {
         var generator = SplitMix64(seed: 7)
         var checked = 0
         for storage in [8, 16, 32, 64] {
@@ -81,7 +81,7 @@ struct ScanElementTypeTests {
                 for shift in 0...(storage - bits) {
                     for isSigned in [false, true] {
                         for isBigEndian in [false, true] {
-                            let type = ScanElementType(isBigEndian: isBigEndian, isSigned: isSigned, realBits: bits, storageBits: storage, shift: shift)
+                            let type = try ScanElementType(isBigEndian: isBigEndian, isSigned: isSigned, realBits: bits, storageBits: storage, shift: shift)
                             let low: Int64 = isSigned ? (bits == 64 ? .min : -(1 << Int64(bits - 1))) : 0
                             let high: Int64 = isSigned ? (bits == 64 ? .max : (1 << Int64(bits - 1)) - 1)
                                 : (bits >= 63 ? .max : (1 << Int64(bits)) - 1)
@@ -101,6 +101,14 @@ struct ScanElementTypeTests {
             }
         }
         #expect(checked > 30_000)
+    }
+
+    @Test func refusesIllegalWidthsBuiltInCode() {
+        for (bits, storage, shift, repeatCount) in [(12, 12, 0, 1), (17, 16, 0, 1), (8, 16, 9, 1), (0, 8, 0, 1), (8, 8, 0, 0), (8, 128, 0, 1), (8, 8, -1, 1)] {
+            #expect(throws: ScanElementType.ParseError.self) {
+                try ScanElementType(isBigEndian: false, isSigned: true, realBits: bits, storageBits: storage, repeatCount: repeatCount, shift: shift)
+            }
+        }
     }
 
     /// Random text over the grammar's alphabet never traps; what parses prints back the same.
