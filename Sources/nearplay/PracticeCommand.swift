@@ -49,7 +49,16 @@ struct PracticeCommand: AsyncParsableCommand {
         }
 
         TerminalDisplay.line("\(minigame.name.capitalized): \(minigame.instructions) (\(Int(plan.duration)) s)")
-        let recorder = RoundRecorder()
+        if let microphone, let calibrated = calibration.microphone?.pcm, calibrated != microphone.pcm {
+            TerminalDisplay.line("Note: the noise floor was calibrated on \(calibrated), not \(microphone.pcm); run `nearplay calibrate sensors --pcm \(microphone.pcm)`.")
+        }
+        for second in stride(from: countdown, to: 0, by: -1) {
+            TerminalDisplay.status("\(second)…")
+            try await Task.sleep(for: .seconds(1))
+        }
+        // Sensors start with the round, so a recording fed from a file starts at its beginning.
+        let start = monotonicSeconds()
+        let recorder = RoundRecorder(start: start)
         let collecting = Task {
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -68,12 +77,6 @@ struct PracticeCommand: AsyncParsableCommand {
         let interrupt = InterruptHandler { collecting.cancel() }
         defer { withExtendedLifetime(interrupt) {} }
 
-        for second in stride(from: countdown, to: 0, by: -1) {
-            TerminalDisplay.status("\(second)…")
-            try await Task.sleep(for: .seconds(1))
-        }
-        let start = monotonicSeconds()
-        recorder.start(at: start)
         TerminalDisplay.status(plan.signalTime == nil ? "GO!" : "Wait for it…")
         while monotonicSeconds() - start < plan.duration, !collecting.isCancelled, recorder.failure == nil {
             let elapsed = monotonicSeconds() - start
@@ -117,7 +120,7 @@ struct PracticeCommand: AsyncParsableCommand {
 /// each stream ties its clock to CLOCK_MONOTONIC as it arrives.
 final class RoundRecorder: Sendable {
     private struct State {
-        var start: Double?
+        var start: Double
         var accelerationOffset: Double?
         var levelOffset: Double?
         var accelerations: [AccelerationSample] = []
@@ -127,9 +130,9 @@ final class RoundRecorder: Sendable {
         var failure: (any Error)?
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    func start(at time: Double) { state.withLock { $0.start = time } }
+    init(start: Double) { state = Mutex(State(start: start)) }
 
     func add(_ sample: AccelerationSample) {
         let now = monotonicSeconds()
@@ -137,9 +140,8 @@ final class RoundRecorder: Sendable {
             state.latestAcceleration = sample
             let offset = state.accelerationOffset ?? (now - sample.time)
             state.accelerationOffset = offset
-            guard let start = state.start else { return }
             var moved = sample
-            moved.time = sample.time + offset - start
+            moved.time = sample.time + offset - state.start
             if moved.time >= 0 { state.accelerations.append(moved) }
         }
     }
@@ -150,9 +152,8 @@ final class RoundRecorder: Sendable {
             state.latestLevel = level
             let offset = state.levelOffset ?? (now - level.time)
             state.levelOffset = offset
-            guard let start = state.start else { return }
             var moved = level
-            moved.time = level.time + offset - start
+            moved.time = level.time + offset - state.start
             if moved.time >= 0 { state.levels.append(moved) }
         }
     }

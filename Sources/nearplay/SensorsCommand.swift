@@ -61,6 +61,7 @@ struct SensorsCommand: AsyncParsableCommand {
                             if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "accel", sample: sample)) }
                             latest.update(sample)
                         }
+                        latest.finishOne()
                     }
                 }
                 if let microphoneInput {
@@ -69,11 +70,13 @@ struct SensorsCommand: AsyncParsableCommand {
                             if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "mic", sample: level)) }
                             latest.update(level)
                         }
+                        latest.finishOne()
                     }
                 }
+                let inputs = (accelerometerInput == nil ? 0 : 1) + (microphoneInput == nil ? 0 : 1)
                 if !emitJSON {
                     group.addTask {
-                        while !Task.isCancelled {
+                        while !Task.isCancelled, latest.finished < inputs {
                             let (sample, level) = latest.current
                             let meter = level.map(TerminalDisplay.levelMeter) ?? ""
                             let axes = sample.map(TerminalDisplay.axes) ?? ""
@@ -117,11 +120,16 @@ struct TaggedSample<Sample: Encodable>: Encodable {
 
 /// The newest reading of each sensor, for the live display.
 final class LatestReadings: Sendable {
-    private let state = Mutex<(AccelerationSample?, LevelSample?)>((nil, nil))
+    private let state = Mutex<(AccelerationSample?, LevelSample?, finished: Int)>((nil, nil, 0))
 
     func update(_ sample: AccelerationSample) { state.withLock { $0.0 = sample } }
 
     func update(_ level: LevelSample) { state.withLock { $0.1 = level } }
 
-    var current: (AccelerationSample?, LevelSample?) { state.withLock { $0 } }
+    /// Notes that one sensor's stream ended (a file ran out).
+    func finishOne() { state.withLock { $0.finished += 1 } }
+
+    var finished: Int { state.withLock { $0.finished } }
+
+    var current: (AccelerationSample?, LevelSample?) { state.withLock { ($0.0, $0.1) } }
 }
