@@ -37,5 +37,6 @@ let package = Package(
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
     ]
 )

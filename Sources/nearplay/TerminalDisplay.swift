@@ -53,5 +53,9 @@ final class InterruptHandler {
         }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
+    deinit {
+        sources.forEach { $0.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
 }
