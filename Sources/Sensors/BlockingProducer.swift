@@ -15,11 +15,13 @@ enum BlockingProducer {
     ) -> SensorStream<Element> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Element].self)
         let stop = StopSignal()
+        let backlog = Backlog()
         continuation.onTermination = { _ in stop.request() }
         let thread = Thread {
             do {
                 try loop(stop) { batch in
-                    if !batch.isEmpty { continuation.yield(batch) }
+                    guard !batch.isEmpty, backlog.waitForRoom(stop: stop) else { return }
+                    continuation.yield(batch)
                 }
                 continuation.finish()
             } catch {
@@ -28,7 +30,7 @@ enum BlockingProducer {
         }
         thread.name = name
         thread.start()
-        return SensorStream(batches: stream)
+        return SensorStream(batches: stream, stopSignal: stop, backlog: backlog)
     }
 }
 

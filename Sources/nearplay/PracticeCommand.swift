@@ -59,14 +59,16 @@ struct PracticeCommand: AsyncParsableCommand {
         // Sensors start with the round, so a recording fed from a file starts at its beginning.
         let start = monotonicSeconds()
         let recorder = RoundRecorder(start: start)
+        let accelerations = accelerometer?.samples()
+        let levels = microphone?.levels()
         let collecting = Task {
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    if let accelerometer {
-                        group.addTask { for try await sample in accelerometer.samples() { recorder.add(sample) } }
+                    if let accelerations {
+                        group.addTask { for try await sample in accelerations { recorder.add(sample) } }
                     }
-                    if let microphone {
-                        group.addTask { for try await level in microphone.levels() { recorder.add(level) } }
+                    if let levels {
+                        group.addTask { for try await level in levels { recorder.add(level) } }
                     }
                     try await group.waitForAll()
                 }
@@ -89,8 +91,15 @@ struct PracticeCommand: AsyncParsableCommand {
             try? await Task.sleep(for: .milliseconds(50))
         }
         let ended = monotonicSeconds() - start
-        collecting.cancel()
+        // Stop the sensors but keep what they already read; cancel only if they do not end.
+        accelerations?.stop()
+        levels?.stop()
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(2))
+            collecting.cancel()
+        }
         await collecting.value
+        deadline.cancel()
         TerminalDisplay.line("")
         if let failure = recorder.failure { throw failure }
         if ended < plan.duration { throw CommandFailure("The round was interrupted after \(Int(ended)) s; no score.") }
@@ -116,46 +125,30 @@ struct PracticeCommand: AsyncParsableCommand {
 /// Collects a round's samples from the sensor tasks, with times moved to seconds since the round
 /// started.
 ///
-/// Each stream has its own clock (IIO timestamps, capture time, file times); the first sample of
-/// each stream ties its clock to CLOCK_MONOTONIC as it arrives.
+/// Each stream has its own clock (IIO timestamps, capture time, file times). Every sample is
+/// noted with its arrival on CLOCK_MONOTONIC; the least-delayed sample of a stream (smallest
+/// arrival − sample time) ties that stream's clock to the round's, so a consumer that fell
+/// behind for a while does not shift the samples.
 final class RoundRecorder: Sendable {
     private struct State {
-        var start: Double
-        var accelerationOffset: Double?
-        var levelOffset: Double?
-        var accelerations: [AccelerationSample] = []
-        var levels: [LevelSample] = []
-        var latestAcceleration: AccelerationSample?
-        var latestLevel: LevelSample?
+        var accelerations: [(sample: AccelerationSample, arrival: Double)] = []
+        var levels: [(sample: LevelSample, arrival: Double)] = []
         var failure: (any Error)?
     }
 
-    private let state: Mutex<State>
+    private let start: Double
+    private let state = Mutex(State())
 
-    init(start: Double) { state = Mutex(State(start: start)) }
+    init(start: Double) { self.start = start }
 
     func add(_ sample: AccelerationSample) {
         let now = monotonicSeconds()
-        state.withLock { state in
-            state.latestAcceleration = sample
-            let offset = state.accelerationOffset ?? (now - sample.time)
-            state.accelerationOffset = offset
-            var moved = sample
-            moved.time = sample.time + offset - state.start
-            if moved.time >= 0 { state.accelerations.append(moved) }
-        }
+        state.withLock { $0.accelerations.append((sample, now)) }
     }
 
     func add(_ level: LevelSample) {
         let now = monotonicSeconds()
-        state.withLock { state in
-            state.latestLevel = level
-            let offset = state.levelOffset ?? (now - level.time)
-            state.levelOffset = offset
-            var moved = level
-            moved.time = level.time + offset - state.start
-            if moved.time >= 0 { state.levels.append(moved) }
-        }
+        state.withLock { $0.levels.append((level, now)) }
     }
 
     /// Records why a sensor stopped delivering.
@@ -164,13 +157,26 @@ final class RoundRecorder: Sendable {
     var failure: (any Error)? { state.withLock { $0.failure } }
 
     var latest: (LevelSample?, AccelerationSample?) {
-        state.withLock { ($0.latestLevel, $0.latestAcceleration) }
+        state.withLock { ($0.levels.last?.sample, $0.accelerations.last?.sample) }
     }
 
     func recording(game: String, plan: RoundPlan, calibration: SensorCalibration) -> RoundRecording {
         state.withLock { state in
-            RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
-                           levels: state.levels, accelerations: state.accelerations, calibration: calibration)
+            let accelerationOffset = state.accelerations.map { $0.arrival - $0.sample.time }.min() ?? 0
+            let levelOffset = state.levels.map { $0.arrival - $0.sample.time }.min() ?? 0
+            let accelerations = state.accelerations.map { entry in
+                var moved = entry.sample
+                moved.time += accelerationOffset - start
+                return moved
+            }
+            let levels = state.levels.map { entry in
+                var moved = entry.sample
+                moved.time += levelOffset - start
+                return moved
+            }
+            return RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
+                                  levels: levels.filter { $0.time >= 0 }, accelerations: accelerations.filter { $0.time >= 0 },
+                                  calibration: calibration)
         }
     }
 }

@@ -36,7 +36,10 @@ struct PracticeCommandTests {
 
         let recording = try JSONDecoder().decode(RoundRecording.self, from: Data(contentsOf: URL(fileURLWithPath: saved)))
         #expect(recording.game == "screamer")
-        #expect(recording.levels.count >= 90 && recording.levels.count <= 100, "5 s of 50 ms windows, got \(recording.levels.count)")
+        // The file plays in real time from when the round starts; on a loaded machine the reading
+        // thread starts late, so fewer than the full 100 windows fit in the 5 s round.
+        #expect(recording.levels.count >= 50 && recording.levels.count <= 100, "5 s of 50 ms windows, got \(recording.levels.count)")
+        #expect(recording.levels.allSatisfy { $0.time >= 0 })
         let score = try ScoreVerifier().verify(claimedScore: Screamer().score(recording).score, recording: recording)
         #expect(score.score > 500)
         #expect(throws: ScoreRefusal.self) { try ScoreVerifier().verify(claimedScore: 1000, recording: recording) }

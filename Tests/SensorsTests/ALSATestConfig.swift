@@ -90,6 +90,20 @@ struct MicrophoneTests {
         #expect(received == 3)
     }
 
+    /// `stop()` ends the sequence after the levels already read, without cancelling anybody.
+    @Test func stopEndsTheSequenceAfterWhatWasRead() async throws {
+        guard ALSATestConfig.prepare() else { return }
+        let levels = Microphone(pcmName: "nearplaytest").levels()
+        var received = 0
+        let started = monotonicSeconds()
+        for try await _ in levels {
+            received += 1
+            if received == 3 { levels.stop() }
+        }
+        #expect(received >= 3)
+        #expect(monotonicSeconds() - started < 5, "the capture thread must notice stop() promptly")
+    }
+
     @Test func aMissingPCMIsAClearError() async throws {
         guard ALSATestConfig.prepare() else { return }
         let error = try #require(throws: SensorError.self) { try Microphone(pcmName: "nosuchpcm").probe() }
