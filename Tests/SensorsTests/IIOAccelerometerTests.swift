@@ -95,14 +95,19 @@ struct PolledAccelerometerTests {
         var samples: [AccelerationSample] = []
         for try await sample in polled.samples(limit: 250) {
             samples.append(sample)
-            if samples.count == 1 { try fake.write("iio:device0/in_accel_z_raw", "-256") }
+            if samples.count == 5 { try fake.write("iio:device0/in_accel_z_raw", "-256") }
             if sample.z < 0 { break }
         }
         #expect(abs(samples[0].z - 9.8048) < 1e-9)
         #expect(samples.last!.z == -9.8048, "the stream must read the file again for every sample")
-        try #require(samples.count >= 2)
-        let interval = (samples.last!.time - samples.first!.time) / Double(samples.count - 1)
-        #expect(interval > 0.015 && interval < 0.1, "50 Hz is one sample every 20 ms, got \(interval) s")
+        // The reading thread times samples as it reads them; the first 16 are read without
+        // waiting for the consumer (the backlog limit), so their spacing is the polling rate even
+        // when parallel tests keep the consumer busy. The median ignores a scheduling hiccup.
+        let timed = samples.prefix(16)
+        try #require(timed.count >= 3)
+        let gaps = zip(timed.dropFirst(), timed).map { $0.time - $1.time }.sorted()
+        let median = gaps[gaps.count / 2]
+        #expect(median > 0.015 && median < 0.04, "50 Hz is one sample every 20 ms, got \(median) s")
     }
 
     @Test func aMalformedRawValueEndsTheStreamWithTheFileName() async throws {
