@@ -20,10 +20,16 @@ let package = Package(
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(
+            name: "Sensors",
+            dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Minigames", dependencies: ["Sensors"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -33,9 +39,17 @@ let package = Package(
             dependencies: ["BeaconFrames", "Ranging"],
             path: "Benchmarks/PathBenchmark"
         ),
+        .executableTarget(
+            name: "SensorsBenchmark",
+            dependencies: ["Sensors", "Minigames"],
+            path: "Benchmarks/SensorsBenchmark"
+        ),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
     ]
 )

@@ -10,6 +10,9 @@ struct Nearplay: AsyncParsableCommand {
             EvalCommand.self,
             SimulateCommand.self,
             DecodeCommand.self,
+            SensorsCommand.self,
+            Calibrate.self,
+            PracticeCommand.self,
         ]
     )
 }
