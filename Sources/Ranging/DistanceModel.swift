@@ -14,18 +14,23 @@ public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
     public static let `default` = DistanceModel.logDistance(exponent: 2.8)
 
     /// Metres from a filtered RSSI and the 1 m measured power, both dBm. Nil when the measured
-    /// power is not a usable negative value.
+    /// power is not a usable negative value, or the model gives no finite distance.
     public func distance(rssi: Double, measuredPower: Double) -> Double? {
         guard measuredPower < 0, rssi.isFinite else { return nil }
+        let metres: Double
         switch self {
         case let .logDistance(exponent):
             // 10^x as e^(x·ln 10): the same value, and exp is cheaper than pow on the hot path.
-            return exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
+            metres = exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
         case let .altBeaconCurve(curve):
             let ratio = rssi / measuredPower
-            return ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
+            metres = ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
         }
+        return metres.isFinite && metres < Self.farthest ? metres : nil
     }
+
+    /// Beyond this a model's estimate means nothing (BLE's longest coded-PHY range is about 1 km).
+    public static let farthest = 10_000.0
 
     public var description: String {
         switch self {

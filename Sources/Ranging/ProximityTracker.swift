@@ -131,7 +131,9 @@ public struct ProximityTracker: Sendable {
             let track = slots[next.slot]
             guard track.isActive, track.generation == next.generation, track.scheduled == next.deadline else { continue }
             let actual = track.lastSeen + track.timeout
-            if actual < time {
+            // Exit only at the deadline this entry stood for; a later one goes back on the heap,
+            // so exits of other beacons due before it come out first.
+            if actual <= next.deadline {
                 remove(slot: next.slot)
                 events.append(ProximityEvent(kind: .exit, time: actual, identity: track.identity, address: track.address,
                                              receiver: track.receiver))
