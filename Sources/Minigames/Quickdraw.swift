@@ -1,9 +1,14 @@
 import Sensors
 
 /// Wait for the signal, then jerk the device. After a random delay (2–5 s) a signal appears; the
-/// score comes from the reaction time to the first strong movement: 1000 at ``fastestReaction``
-/// or quicker, falling linearly to 0 at ``slowestReaction``. Moving before the signal (or within
-/// ``fastestReaction`` after it, faster than a person can react, so anticipated) scores 0.
+/// score comes from the reaction time to the first strong movement: 1000 at exactly
+/// ``fastestReaction``, falling linearly to 0 at ``slowestReaction``. Moving before the signal,
+/// or less than ``fastestReaction`` after it, scores 0: no person reacts that fast, so the move
+/// was started before the signal (anticipation), not a reaction to it.
+///
+/// The signal time is part of the recording; a lobby should draw it itself (``plan(using:)``)
+/// and check the recording carries the one it issued, or a client can place the signal just
+/// before its own movement. ``ScoreVerifier`` only checks it lies in ``signalDelay``.
 ///
 /// A strong movement is a sample whose magnitude differs from gravity at rest by at least
 /// ``movementG``.
@@ -25,7 +30,7 @@ public struct Quickdraw: Minigame {
     }
 
     public func score(_ recording: RoundRecording) -> GameScore {
-        guard let signal = recording.signalTime else {
+        guard let signal = recording.signalTime, signal.isFinite else {
             return GameScore(game: name, score: 0, details: ["no_signal": 1])
         }
         let gravity = min(1.5, max(0.5, (recording.calibration.accelerometer?.gravity ?? standardGravity) / standardGravity))
@@ -39,11 +44,11 @@ public struct Quickdraw: Minigame {
         }
         let reaction = first.time - signal
         details["reaction_s"] = reaction
-        guard reaction >= fastestReaction else {
+        guard reaction.isFinite, reaction >= fastestReaction else {
             details["early"] = 1
             return GameScore(game: name, score: 0, details: details)
         }
         let fraction = (slowestReaction - reaction) / (slowestReaction - fastestReaction)
-        return GameScore(game: name, score: Int((1000 * min(1, fraction)).rounded()), details: details)
+        return GameScore(game: name, score: Int((1000 * min(1, max(0, fraction))).rounded()), details: details)
     }
 }

@@ -24,21 +24,26 @@ public struct Shaker: Minigame {
 
     public func score(_ recording: RoundRecording) -> GameScore {
         let samples = recording.accelerationsInRound
-        var shakes = 0
+        let shakes = shakeTimes(samples).count
+        let strongest = samples.map { $0.magnitude / standardGravity }.max() ?? 0
+        return GameScore(game: name, score: shakes * pointsPerShake, details: [
+            "shakes": Double(shakes), "threshold_g": thresholdG, "strongest_g": strongest, "samples": Double(samples.count),
+        ])
+    }
+
+    /// The times of the samples that counted as shakes.
+    public func shakeTimes(_ samples: [AccelerationSample]) -> [Double] {
+        var times: [Double] = []
         var armed = true
-        var strongest = 0.0
         for sample in samples {
             let magnitude = sample.magnitude / standardGravity
-            strongest = max(strongest, magnitude)
             if armed, magnitude > thresholdG {
-                shakes += 1
+                times.append(sample.time)
                 armed = false
             } else if !armed, magnitude < rearmG {
                 armed = true
             }
         }
-        return GameScore(game: name, score: shakes * pointsPerShake, details: [
-            "shakes": Double(shakes), "threshold_g": thresholdG, "strongest_g": strongest, "samples": Double(samples.count),
-        ])
+        return times
     }
 }

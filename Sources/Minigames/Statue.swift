@@ -23,7 +23,8 @@ public struct Statue: Minigame {
 
     public func score(_ recording: RoundRecording) -> GameScore {
         let samples = recording.accelerationsInRound
-        let noise = min(0.5, max(0, recording.calibration.accelerometer?.noise ?? Self.uncalibratedNoise))
+        let calibrated = recording.calibration.accelerometer?.noise ?? Self.uncalibratedNoise
+        let noise = calibrated.isFinite ? min(0.5, max(0, calibrated)) : Self.uncalibratedNoise
         guard samples.count >= minimumSamples else {
             return GameScore(game: name, score: 0, details: ["samples": Double(samples.count), "noise_ms2": noise])
         }
@@ -34,6 +35,10 @@ public struct Statue: Minigame {
             return dx * dx + dy * dy + dz * dz
         }.reduce(0, +) / count
         let motion = meanSquare.squareRoot()
+        // Infinite or NaN readings (which ScoreVerifier refuses anyway) are not stillness.
+        guard motion.isFinite else {
+            return GameScore(game: name, score: 0, details: ["samples": count, "noise_ms2": noise])
+        }
         let excess = max(0, motion - 2 * noise)
         let score = Int((1000 * exp(-excess / scale)).rounded())
         return GameScore(game: name, score: score, details: [

@@ -54,10 +54,14 @@ final class ALSACapture {
         try check(snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
         try check(snd_pcm_hw_params_set_format(handle, params, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format (S16_LE)")
         try check(snd_pcm_hw_params_set_channels(handle, params, 1), "snd_pcm_hw_params_set_channels (mono)")
-        var rate = UInt32(preferredRate)
+        // Held in ranges no device exceeds, so no argument can trap the conversions below.
+        var rate = UInt32(min(1_000_000, max(1, preferredRate)))
         var direction: Int32 = 0
         try check(snd_pcm_hw_params_set_rate_near(handle, params, &rate, &direction), "snd_pcm_hw_params_set_rate_near")
-        var period = snd_pcm_uframes_t(max(1, Double(rate) * periodSeconds))
+        let seconds = periodSeconds > 0 && periodSeconds.isFinite ? min(2, periodSeconds) : 0.05
+        var period = snd_pcm_uframes_t(max(1, Double(rate) * seconds))
+        // set_rate_near returns which side of the rate it landed on; the period wants its own.
+        direction = 0
         try check(snd_pcm_hw_params_set_period_size_near(handle, params, &period, &direction), "snd_pcm_hw_params_set_period_size_near")
         var buffer = period * 8
         try check(snd_pcm_hw_params_set_buffer_size_near(handle, params, &buffer), "snd_pcm_hw_params_set_buffer_size_near")
@@ -70,7 +74,11 @@ final class ALSACapture {
     /// ones. Returns the frames read, -1 when none came in time (so the owner can check whether
     /// to stop), or 0 when the PCM gives no more data. Recovers from overruns (counting them) and
     /// suspends.
-    func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMilliseconds: Int32 = 200) throws(SensorError) -> Int {
+    ///
+    /// `stop` is checked while waiting for a suspended device to resume, so stopping never
+    /// waits for the system to wake up.
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMilliseconds: Int32 = 200,
+              stop: StopSignal? = nil) throws(SensorError) -> Int {
         while true {
             let ready = snd_pcm_wait(handle, timeoutMilliseconds)
             if ready == 0 { return -1 }
@@ -83,16 +91,31 @@ final class ALSACapture {
                 try check(snd_pcm_recover(handle, code, 1), "snd_pcm_recover (overrun)")
                 try check(snd_pcm_start(handle), "snd_pcm_start")
             case ESTRPIPE:
-                try check(snd_pcm_recover(handle, code, 1), "snd_pcm_recover (suspend)")
-                if snd_pcm_state(handle) == SND_PCM_STATE_PREPARED {
-                    try check(snd_pcm_start(handle), "snd_pcm_start")
-                }
+                // snd_pcm_recover would retry snd_pcm_resume for as long as it says EAGAIN; do
+                // it by hand so that a stop request is seen within 100 ms.
+                guard try resume(stop: stop) else { return -1 }
             case EAGAIN, EINTR:
                 continue
             default:
                 try check(code, ready < 0 ? "snd_pcm_wait" : "snd_pcm_readi")
             }
         }
+    }
+
+    /// Resumes a suspended PCM (or prepares it, when the driver cannot resume). False when
+    /// stopped before it resumed.
+    private func resume(stop: StopSignal?) throws(SensorError) -> Bool {
+        var resumed = snd_pcm_resume(handle)
+        while resumed == -EAGAIN {
+            if stop?.isRequested == true { return false }
+            usleep(100_000)
+            resumed = snd_pcm_resume(handle)
+        }
+        if resumed < 0 { try check(snd_pcm_prepare(handle), "snd_pcm_prepare (after suspend)") }
+        if snd_pcm_state(handle) == SND_PCM_STATE_PREPARED {
+            try check(snd_pcm_start(handle), "snd_pcm_start")
+        }
+        return true
     }
 
     func close() {

@@ -64,9 +64,7 @@ public struct AccelerationScanDecoder: Sendable {
             } else {
                 seconds = time(scan)
             }
-            let chip = ((Double(rawX) + offset[0]) * scale[0],
-                        (Double(rawY) + offset[1]) * scale[1],
-                        (Double(rawZ) + offset[2]) * scale[2])
+            let chip = IIOAccelerometer.convert(rawX: rawX, rawY: rawY, rawZ: rawZ, offset: offset, scale: scale)
             let turned = orientation.apply(chip)
             samples.append(AccelerationSample(time: seconds, x: turned.x, y: turned.y, z: turned.z))
         }

@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// The loop gets a ``StopSignal``; it must check it at least every ~100 ms (between reads, or
 /// through `poll` timeouts). The stream finishing or being cancelled sets the signal; the loop
-/// returning (or throwing) finishes the stream.
+/// returning (or throwing) finishes the stream, and only then marks the stream finished
+/// (``SensorStream/finished()``), so whoever awaits that knows the loop's own cleanup (closing
+/// the device, disabling the IIO buffer) has run.
 enum BlockingProducer {
     /// `loop` calls its `emit` argument with each batch it reads.
     static func stream<Element: Sendable>(
@@ -16,8 +18,10 @@ enum BlockingProducer {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Element].self)
         let stop = StopSignal()
         let backlog = Backlog()
+        let done = Completion()
         continuation.onTermination = { _ in stop.request() }
         let thread = Thread {
+            defer { done.complete() }
             do {
                 try loop(stop) { batch in
                     guard !batch.isEmpty, backlog.waitForRoom(stop: stop) else { return }
@@ -30,7 +34,7 @@ enum BlockingProducer {
         }
         thread.name = name
         thread.start()
-        return SensorStream(batches: stream, stopSignal: stop, backlog: backlog)
+        return SensorStream(batches: stream, stopSignal: stop, backlog: backlog, completion: done)
     }
 }
 
@@ -45,6 +49,7 @@ final class StopSignal: Sendable {
     /// Sleeps up to `seconds`, waking early (in 20 ms steps) when a stop is requested.
     /// Returns false when stopped.
     func sleep(seconds: Double) -> Bool {
+        guard seconds.isFinite else { return !isRequested }
         let deadline = monotonicSeconds() + seconds
         while !isRequested {
             let remaining = deadline - monotonicSeconds()
@@ -53,4 +58,30 @@ final class StopSignal: Sendable {
         }
         return false
     }
+}
+
+/// Set once when a reading thread has returned; wakes everyone waiting for it.
+final class Completion: Sendable {
+    private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func complete() {
+        let waiters = state.withLock { state in
+            state.done = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    var isComplete: Bool { state.withLock { $0.done } }
 }

@@ -6,13 +6,14 @@ import Logging
 /// node (`/dev/iio:deviceN`; any file or FIFO of scans works the same).
 ///
 /// The driver needs a trigger or a hardware FIFO for the buffer to fill; set it up as
-/// hardware-notes.md shows. Disables the buffer again when the stream ends.
+/// hardware-notes.md shows. When the stream ends it disables the buffer again and puts every
+/// scan element's `_en` back as it found it (other programs may use the gyroscope channels).
 public struct BufferedAccelerometer: Sendable {
     public var device: IIOAccelerometer
     public var orientation: AxisOrientation
-    /// Scans the kernel buffer holds (`buffer/length`).
+    /// Scans the kernel buffer holds (`buffer/length`), 1…65536.
     public var bufferLength: Int
-    /// Written to `sampling_frequency` before enabling, when set.
+    /// Written to `sampling_frequency` before enabling, when set (a positive finite number).
     public var samplingFrequency: Double?
 
     private static let logger = Logger(label: "nearplay.sensors.iio")
@@ -20,9 +21,13 @@ public struct BufferedAccelerometer: Sendable {
     public init(device: IIOAccelerometer, orientation: AxisOrientation = .identity, bufferLength: Int = 256, samplingFrequency: Double? = nil) {
         self.device = device
         self.orientation = orientation
-        self.bufferLength = bufferLength
-        self.samplingFrequency = samplingFrequency
+        self.bufferLength = Self.clamped(bufferLength)
+        self.samplingFrequency = samplingFrequency.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
     }
+
+    static let maximumBufferLength = 65_536
+
+    private static func clamped(_ length: Int) -> Int { min(maximumBufferLength, max(1, length)) }
 
     private var scanElements: String { device.attribute("scan_elements") }
 
@@ -80,11 +85,46 @@ public struct BufferedAccelerometer: Sendable {
         }
     }
 
+    /// Throws a clear error when the device has a trigger slot and nothing in it: enabling the
+    /// buffer would fail with a bare EINVAL.
+    func checkTrigger() throws(SensorError) {
+        let path = device.attribute("trigger/current_trigger")
+        guard Sysfs.exists(path) else { return }
+        let trigger = try Sysfs.readText(path).trimming(" \t")
+        guard trigger.isEmpty else { return }
+        throw .unsupported(device: device.sysfsPath,
+                           reason: "no trigger set in \(path), so its buffer cannot be enabled: set the device's data-ready trigger or an hrtimer as hardware-notes.md shows")
+    }
+
+    /// The current text of every scan element's `_en`, to put back afterwards.
+    private func savedEnables() -> [(path: String, text: String)] {
+        Sysfs.list(scanElements).filter { $0.hasSuffix("_en") }.compactMap { file in
+            let path = scanElements + "/" + file
+            return (try? Sysfs.readText(path)).map { (path, $0.trimming(" \t")) }
+        }
+    }
+
+    private func restore(_ enables: [(path: String, text: String)]) {
+        for (path, text) in enables where (try? Sysfs.readText(path).trimming(" \t")) != text {
+            do { try Sysfs.write(text, to: path) } catch {
+                Self.logger.warning("could not restore \(path) to \(text): \(error)")
+            }
+        }
+    }
+
     private func run(stop: StopSignal, emit: ([AccelerationSample]) -> Void) throws(SensorError) {
+        guard device.supportsBuffer else {
+            throw .unsupported(device: device.sysfsPath, reason: "it has no scan_elements or buffer/enable; use polled mode")
+        }
+        try checkTrigger()
+        let enables = savedEnables()
+        // Runs after the buffer is disabled below: the kernel refuses scan element changes while it is on.
+        defer { restore(enables) }
         let layout = try configureScanElements()
         let decoder = try AccelerationScanDecoder(device: device, layout: layout, orientation: orientation)
+        let bufferLength = Self.clamped(bufferLength)
         try Sysfs.write(String(bufferLength), to: device.attribute("buffer/length"))
-        if let samplingFrequency {
+        if let samplingFrequency, samplingFrequency > 0, samplingFrequency.isFinite {
             let path = device.attribute(Sysfs.exists(device.attribute("in_accel_sampling_frequency"))
                 ? "in_accel_sampling_frequency" : "sampling_frequency")
             try Sysfs.write(String(samplingFrequency), to: path)
@@ -99,8 +139,9 @@ public struct BufferedAccelerometer: Sendable {
         defer { SystemCall.close(fd) }
         Self.logger.debug("buffered capture from \(device.devicePath), \(layout.scanBytes) bytes per scan")
 
-        let period = 1 / (samplingFrequency ?? device.samplingFrequency ?? 100)
-        var pending = [UInt8](repeating: 0, count: max(1, bufferLength) * layout.scanBytes)
+        let rate = samplingFrequency ?? device.samplingFrequency ?? 100
+        let period = 1 / (rate > 0 && rate.isFinite ? rate : 100)
+        var pending = [UInt8](repeating: 0, count: bufferLength * layout.scanBytes)
         var filled = 0
         while !stop.isRequested {
             guard try SystemCall.waitReadable(fd, timeoutMilliseconds: 100, path: device.devicePath) else { continue }

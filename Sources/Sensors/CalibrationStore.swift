@@ -18,7 +18,7 @@ public struct CalibrationStore: Sendable {
     /// The stored calibration; an empty one when the file does not exist yet.
     public func load() throws(SensorError) -> SensorCalibration {
         guard Sysfs.exists(path) else { return SensorCalibration() }
-        let text = try Sysfs.readWholeFile(path)
+        let text = String(decoding: try Sysfs.readWholeBytes(path), as: UTF8.self)
         do {
             return try JSONDecoder().decode(SensorCalibration.self, from: Data(text.utf8))
         } catch {

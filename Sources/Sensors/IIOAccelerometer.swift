@@ -28,6 +28,12 @@ public struct IIOAccelerometer: Equatable, Sendable {
     /// Scales raw chip values to m/s².
     @inline(__always)
     func convert(rawX: Int64, rawY: Int64, rawZ: Int64) -> (Double, Double, Double) {
+        Self.convert(rawX: rawX, rawY: rawY, rawZ: rawZ, offset: offset, scale: scale)
+    }
+
+    /// The IIO formula, (raw + offset) · scale, per axis: the one place it is written.
+    @inline(__always)
+    static func convert(rawX: Int64, rawY: Int64, rawZ: Int64, offset: [Double], scale: [Double]) -> (Double, Double, Double) {
         ((Double(rawX) + offset[0]) * scale[0],
          (Double(rawY) + offset[1]) * scale[1],
          (Double(rawZ) + offset[2]) * scale[2])
@@ -48,28 +54,43 @@ public struct IIODeviceTree: Sendable {
         self.deviceDirectory = deviceDirectory
     }
 
-    /// Every accelerometer under the root, sorted by id. Throws when an accelerometer has an
-    /// attribute that cannot be read or parsed; returns an empty list when there is none.
-    public func accelerometers() throws(SensorError) -> [IIOAccelerometer] {
+    /// Every accelerometer under the root that could be described, sorted by id, and why each
+    /// other one could not (an attribute that cannot be read or parsed): one broken device does
+    /// not hide the others.
+    public func survey() -> (accelerometers: [IIOAccelerometer], problems: [SensorError]) {
         var found: [IIOAccelerometer] = []
+        var problems: [SensorError] = []
         for entry in Sysfs.list(root) {
             let path = root + "/" + entry
             guard isAccelerometer(path) else { continue }
-            found.append(try describe(id: entry, path: path))
+            do {
+                found.append(try describe(id: entry, path: path))
+            } catch {
+                problems.append(error)
+            }
         }
+        return (found, problems)
+    }
+
+    /// Every accelerometer under the root, sorted by id. Throws when an accelerometer has an
+    /// attribute that cannot be read or parsed; returns an empty list when there is none.
+    public func accelerometers() throws(SensorError) -> [IIOAccelerometer] {
+        let (found, problems) = survey()
+        if let problem = problems.first { throw problem }
         return found
     }
 
     /// The accelerometer with this id (`iio:device0`) or chip name (`adxl345`); the first one
-    /// when `name` is nil.
+    /// when `name` is nil. A device that cannot be described is skipped; its problem is thrown
+    /// only when no described device fits.
     public func accelerometer(named name: String? = nil) throws(SensorError) -> IIOAccelerometer {
-        let all = try accelerometers()
+        let (all, problems) = survey()
         guard let name else {
-            guard let first = all.first else { throw .noAccelerometer(root: root) }
+            guard let first = all.first else { throw problems.first ?? .noAccelerometer(root: root) }
             return first
         }
         guard let match = all.first(where: { $0.id == name || $0.chipName == name }) else {
-            throw .accelerometerNotFound(name: name, root: root)
+            throw problems.first ?? .accelerometerNotFound(name: name, root: root)
         }
         return match
     }

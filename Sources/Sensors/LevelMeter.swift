@@ -15,13 +15,36 @@ public struct LevelMeter: Sendable {
     private var framesInWindow = 0
     private var framesSeen: Int64 = 0
 
+    /// Rates are held in 1…10 MHz and windows in 0…10 s (a window that is not a positive
+    /// finite number is 50 ms), so no argument can trap.
     public init(sampleRate: Int, windowSeconds: Double = 0.05) {
-        self.sampleRate = max(1, sampleRate)
-        self.windowFrames = max(1, Int((Double(self.sampleRate) * windowSeconds).rounded()))
+        self.sampleRate = min(10_000_000, max(1, sampleRate))
+        let window = windowSeconds > 0 && windowSeconds.isFinite ? min(10, windowSeconds) : 0.05
+        self.windowFrames = max(1, Int((Double(self.sampleRate) * window).rounded()))
     }
 
-    /// Adds samples; calls `emit` for every window they complete.
+    /// Frames lost to overruns so far, counted in the window times.
+    private var framesLost: Int64 = 0
+    private var overrunsSeen = 0
+
+    /// Marks a gap in the audio (an overrun) of `lostFrames` frames (0 when unknown): the
+    /// partial window is dropped, so no window mixes audio from before and after the gap, and
+    /// later window times move on by the frames lost.
+    public mutating func gap(lostFrames: Int = 0) {
+        sumOfSquares = 0
+        peak = 0
+        framesSeen -= Int64(framesInWindow)
+        framesLost += Int64(framesInWindow) + Int64(max(0, min(lostFrames, Int(Int32.max))))
+        framesInWindow = 0
+    }
+
+    /// Adds samples; calls `emit` for every window they complete. An `overruns` count higher
+    /// than the one last passed means audio was lost before these samples (see ``gap(lostFrames:)``).
     public mutating func add(_ samples: UnsafeBufferPointer<Int16>, overruns: Int = 0, emit: (LevelSample) -> Void) {
+        if overruns > overrunsSeen {
+            overrunsSeen = overruns
+            gap()
+        }
         var index = 0
         let count = samples.count
         while index < count {
@@ -60,7 +83,7 @@ public struct LevelMeter: Sendable {
     private func currentLevel(overruns: Int) -> LevelSample {
         let meanSquare = Double(sumOfSquares) / Double(framesInWindow)
         return LevelSample(
-            time: Double(framesSeen) / Double(sampleRate),
+            time: Double(framesSeen + framesLost) / Double(sampleRate),
             rmsDBFS: Self.decibels(amplitude: meanSquare.squareRoot() / 32768),
             peakDBFS: Self.decibels(amplitude: Double(peak) / 32768),
             overruns: overruns

@@ -39,7 +39,7 @@ public struct Microphone: Sendable {
                 let count = min(buffer.count, remaining)
                 let result: Result<Int, SensorError> = buffer.withUnsafeMutableBufferPointer { pointer in
                     Result { () throws(SensorError) in
-                        try capture.read(into: UnsafeMutableBufferPointer(rebasing: pointer[0..<count]))
+                        try capture.read(into: UnsafeMutableBufferPointer(rebasing: pointer[0..<count]), stop: stop)
                     }
                 }
                 let frames = try result.get()

@@ -49,12 +49,15 @@ public struct SampleFile: Sendable {
     }
 
     private func lines<Sample: Decodable>(sensor: String, as type: Sample.Type) throws(SensorError) -> [Sample] {
-        let text = try Sysfs.readWholeFile(path)
+        let bytes = try Sysfs.readWholeBytes(path)
         let decoder = JSONDecoder()
         var samples: [Sample] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            guard !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) else { continue }
-            let data = Data(line.utf8)
+        // Split on the byte 0x0A, not on Character "\n": "\r\n" is one Character in Swift, so a
+        // CRLF file would be one line.
+        for (number, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
+            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { continue }
+            let data = Data(line)
             do {
                 let kind = try decoder.decode(Kind.self, from: data)
                 guard kind.name == sensor || kind.name == nil else { continue }
@@ -78,8 +81,8 @@ public struct SampleFile: Sendable {
 }
 
 extension Sysfs {
-    /// A whole (possibly large) text file.
-    static func readWholeFile(_ path: String) throws(SensorError) -> String {
+    /// A whole (possibly large) file.
+    static func readWholeBytes(_ path: String) throws(SensorError) -> [UInt8] {
         let fd = try SystemCall.open(path, O_RDONLY)
         defer { SystemCall.close(fd) }
         var bytes: [UInt8] = []
@@ -89,6 +92,6 @@ extension Sysfs {
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

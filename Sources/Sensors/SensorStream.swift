@@ -12,17 +12,31 @@ public struct SensorStream<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline let batches: AsyncThrowingStream<[Element], Error>
     let stopSignal: StopSignal
     @usableFromInline let backlog: Backlog
+    let completion: Completion
 
-    init(batches: AsyncThrowingStream<[Element], Error>, stopSignal: StopSignal, backlog: Backlog) {
+    init(batches: AsyncThrowingStream<[Element], Error>, stopSignal: StopSignal, backlog: Backlog, completion: Completion) {
         self.batches = batches
         self.stopSignal = stopSignal
         self.backlog = backlog
+        self.completion = completion
     }
 
     /// Asks the sensor to stop reading. Unlike cancelling the consuming task, this drops
     /// nothing: the samples already read are still delivered, then the sequence ends (within
     /// ~200 ms, the longest a read waits).
     public func stop() { stopSignal.request() }
+
+    /// Returns once the reading thread has returned, its cleanup done (the PCM closed, the IIO
+    /// buffer disabled). Call ``stop()`` first (leaving a loop ends the stream only once its
+    /// iterator is destroyed, which Swift may delay), or this waits for the source to end. A command awaits it before exiting, or the process could end while the
+    /// thread is still in its last read, skipping that cleanup.
+    public func finished() async { await completion.wait() }
+
+    /// Stops the sensor and waits until its reading thread has cleaned up.
+    public func stopAndWait() async {
+        stop()
+        await finished()
+    }
 
     @inlinable
     public func makeAsyncIterator() -> AsyncIterator {

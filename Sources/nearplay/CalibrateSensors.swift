@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sensors
+import Synchronization
 
 /// `nearplay calibrate sensors`: the microphone's noise floor and the accelerometer at rest.
 struct CalibrateSensors: AsyncParsableCommand {
@@ -68,7 +69,9 @@ struct CalibrateSensors: AsyncParsableCommand {
     }
 
     /// The elements of `stream` whose time (from the first element on) is within `seconds`; gives
-    /// up waiting 2 s after that, so a sensor that delivers nothing cannot hang the command.
+    /// up waiting 2 s after that, so a sensor that delivers nothing cannot hang the command. Stops
+    /// the sensor and waits for its thread to clean up before returning; Ctrl-C ends the
+    /// measurement and the command, storing nothing.
     private func collect<Element: Sendable>(_ stream: SensorStream<Element>, for seconds: Double,
                                             time: @escaping @Sendable (Element) -> Double) async throws -> [Element] {
         let collector = Task { () async throws -> [Element] in
@@ -82,11 +85,29 @@ struct CalibrateSensors: AsyncParsableCommand {
             }
             return elements
         }
+        let interrupted = InterruptFlag()
+        let interrupt = InterruptHandler {
+            interrupted.set()
+            collector.cancel()
+        }
+        defer { withExtendedLifetime(interrupt) {} }
         let timer = Task {
             try await Task.sleep(for: .seconds(seconds + 2))
             collector.cancel()
         }
         defer { timer.cancel() }
-        return try await collector.value
+        let result = await collector.result
+        await stream.stopAndWait()
+        if interrupted.isSet { throw CommandFailure("Interrupted: nothing was stored.") }
+        return try result.get()
     }
+}
+
+/// Set by an interrupt handler, read by the command.
+final class InterruptFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .relaxed) }
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
 }

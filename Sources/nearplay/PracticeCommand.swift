@@ -130,6 +130,9 @@ struct PracticeCommand: AsyncParsableCommand {
         }
         await collecting.value
         deadline.cancel()
+        // The reading threads restore the devices (IIO buffer off, PCM closed) before we go on.
+        await accelerations?.stopAndWait()
+        await levels?.stopAndWait()
         TerminalDisplay.line("")
         if let failure = recorder.failure { throw failure }
         if ended < plan.duration { throw CommandFailure("The round was interrupted after \(Int(ended)) s; no score.") }
@@ -146,7 +149,9 @@ struct PracticeCommand: AsyncParsableCommand {
         var accelerations: [AccelerationSample] = []
         if let microphone {
             var first: Double?
-            for try await level in microphone.levels() {
+            let stream = microphone.levels()
+            defer { stream.stop() }
+            for try await level in stream {
                 let start = first ?? level.time
                 first = start
                 var moved = level
@@ -154,10 +159,13 @@ struct PracticeCommand: AsyncParsableCommand {
                 if moved.time > plan.duration { break }
                 levels.append(moved)
             }
+            await stream.stopAndWait()
         }
         if let accelerometer {
             var first: Double?
-            for try await sample in accelerometer.samples() {
+            let stream = accelerometer.samples()
+            defer { stream.stop() }
+            for try await sample in stream {
                 let start = first ?? sample.time
                 first = start
                 var moved = sample
@@ -165,6 +173,7 @@ struct PracticeCommand: AsyncParsableCommand {
                 if moved.time > plan.duration { break }
                 accelerations.append(moved)
             }
+            await stream.stopAndWait()
         }
         return RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
                               levels: levels, accelerations: accelerations, calibration: calibration)
@@ -190,14 +199,14 @@ final class RoundRecorder: Sendable {
 
     init(start: Double) { self.start = start }
 
-    func add(_ sample: AccelerationSample) {
-        let now = monotonicSeconds()
-        state.withLock { $0.accelerations.append((sample, now)) }
+    /// Notes `sample`, which arrived at `arrival` (CLOCK_MONOTONIC seconds; now by default).
+    func add(_ sample: AccelerationSample, arrival: Double = monotonicSeconds()) {
+        state.withLock { $0.accelerations.append((sample, arrival)) }
     }
 
-    func add(_ level: LevelSample) {
-        let now = monotonicSeconds()
-        state.withLock { $0.levels.append((level, now)) }
+    /// Notes `level`, which arrived at `arrival` (CLOCK_MONOTONIC seconds; now by default).
+    func add(_ level: LevelSample, arrival: Double = monotonicSeconds()) {
+        state.withLock { $0.levels.append((level, arrival)) }
     }
 
     /// Records why a sensor stopped delivering.

@@ -19,8 +19,15 @@ struct SensorsCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted).", valueName: "s"))
     var seconds: Double?
 
+    func validate() throws {
+        // Written so that NaN fails too: every comparison with NaN is false.
+        if let seconds, !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("--seconds must be more than 0 and at most 86400 (a day).")
+        }
+    }
+
     func run() async throws {
-        let found = try sensors.tree.accelerometers()
+        let (found, problems) = sensors.tree.survey()
         if !json {
             TerminalDisplay.line("Accelerometers under \(sensors.iioRoot):")
             if found.isEmpty { TerminalDisplay.line("  none") }
@@ -30,6 +37,7 @@ struct SensorsCommand: AsyncParsableCommand {
                 TerminalDisplay.line("  \(device.id)  \(device.chipName)  scale \(device.scale[0]) m/s² per unit  \(frequency)"
                     + (available.isEmpty ? "" : " (available: \(available))") + (device.supportsBuffer ? "  buffer" : ""))
             }
+            for problem in problems { TerminalDisplay.line("  unusable: \(problem)") }
         }
         let accelerometer = sensors.accelerometerInput()
         let microphone = sensors.microphoneInput()
@@ -53,27 +61,29 @@ struct SensorsCommand: AsyncParsableCommand {
         if !json { TerminalDisplay.line("Live readings (Ctrl-C to stop):") }
         let latest = LatestReadings()
         let emitJSON = json
+        let accelerations = accelerometerInput?.samples()
+        let levels = microphoneInput?.levels()
         let task = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                if let accelerometerInput {
+                if let accelerations {
                     group.addTask {
-                        for try await sample in accelerometerInput.samples() {
+                        for try await sample in accelerations {
                             if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "accel", sample: sample)) }
                             latest.update(sample)
                         }
                         latest.finishOne()
                     }
                 }
-                if let microphoneInput {
+                if let levels {
                     group.addTask {
-                        for try await level in microphoneInput.levels() {
+                        for try await level in levels {
                             if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "mic", sample: level)) }
                             latest.update(level)
                         }
                         latest.finishOne()
                     }
                 }
-                let inputs = (accelerometerInput == nil ? 0 : 1) + (microphoneInput == nil ? 0 : 1)
+                let inputs = (accelerations == nil ? 0 : 1) + (levels == nil ? 0 : 1)
                 if !emitJSON {
                     group.addTask {
                         while !Task.isCancelled, latest.finished < inputs {
@@ -95,10 +105,17 @@ struct SensorsCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptHandler { task.cancel() }
         defer { withExtendedLifetime(interrupt) {} }
+        var failure: (any Error)?
         do {
             try await task.value
         } catch is CancellationError {
+        } catch {
+            failure = error
         }
+        // The reading threads restore the devices (IIO buffer off, PCM closed) before we exit.
+        await accelerations?.stopAndWait()
+        await levels?.stopAndWait()
+        if let failure { throw failure }
         if !json { TerminalDisplay.line("") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sensors
+import Synchronization
 
 /// Small helpers for the live terminal views.
 enum TerminalDisplay {
@@ -39,15 +40,20 @@ enum TerminalDisplay {
 }
 
 /// Runs `onInterrupt` when the user presses Ctrl-C (SIGINT) or the process gets SIGTERM, for as
-/// long as the handler lives.
+/// long as the handler lives. A second one exits at once (status 130), so a command stuck in
+/// its cleanup can still be killed from the keyboard.
 final class InterruptHandler {
     private let sources: [any DispatchSourceSignal]
 
     init(_ onInterrupt: @escaping @Sendable () -> Void) {
+        let count = InterruptCount()
         sources = [SIGINT, SIGTERM].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler(handler: onInterrupt)
+            source.setEventHandler {
+                if count.next() > 1 { _exit(130) }
+                onInterrupt()
+            }
             source.resume()
             return source
         }
@@ -58,4 +64,11 @@ final class InterruptHandler {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
+}
+
+/// How many interrupts a handler has seen.
+private final class InterruptCount: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
 }

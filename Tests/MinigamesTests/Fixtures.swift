@@ -35,6 +35,23 @@ enum Synthetic {
     }
 }
 
+extension Synthetic {
+    /// A whole shaker round: `count` shakes, then the device at rest until `duration`.
+    static func shakerRound(count: Int, peakG: Double, duration: Double = 10) -> [AccelerationSample] {
+        let shaking = shakes(count: count, peakG: peakG)
+        let end = (shaking.last?.time ?? -0.01) + 0.01
+        return shaking + still(seconds: duration - end, from: end)
+    }
+
+    /// A quickdraw round: still, then a 2 g jerk along x from `reactionAt` for 100 ms.
+    static func quickdrawRound(reactionAt: Double, duration: Double = 8) -> [AccelerationSample] {
+        still(seconds: duration).map { sample in
+            guard sample.time >= reactionAt, sample.time < reactionAt + 0.1 else { return sample }
+            return AccelerationSample(time: sample.time, x: 2 * standardGravity, y: 0, z: standardGravity)
+        }
+    }
+}
+
 /// A small deterministic generator for rounds with a random signal.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64

@@ -105,6 +105,20 @@ struct MicrophoneTests {
         #expect(monotonicSeconds() - started < 30, "the capture thread must notice stop()")
     }
 
+    /// Rates and periods no device has are held in range (or refused), never a trap.
+    @Test func outlandishRatesAndPeriodsDoNotTrap() throws {
+        guard ALSATestConfig.prepare() else { return }
+        for (rate, period) in [(-5, 0.05), (Int.max, 0.05), (16_000, Double.infinity), (16_000, .nan), (16_000, -1), (0, 1e300)] {
+            do {
+                let capture = try ALSACapture(pcmName: "nearplaytest", preferredRate: rate, periodSeconds: period)
+                #expect(capture.sampleRate > 0 && capture.periodFrames > 0)
+                capture.close()
+            } catch {
+                #expect("\(error)".contains("nearplaytest"), "\(error)")
+            }
+        }
+    }
+
     @Test func aMissingPCMIsAClearError() async throws {
         guard ALSATestConfig.prepare() else { return }
         let error = try #require(throws: SensorError.self) { try Microphone(pcmName: "nosuchpcm").probe() }

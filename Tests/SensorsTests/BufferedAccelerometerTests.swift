@@ -97,11 +97,12 @@ struct BufferedAccelerometerTests {
                 #expect(abs(sample.time - (1 + Double(index) * 0.01)) < 1e-9)
             }
         }
-        #expect(try fake.read("iio:device0/scan_elements/in_accel_x_en") == "1")
-        #expect(try fake.read("iio:device0/scan_elements/in_anglvel_x_en") == "0")
+        // The stream ended at end of file; its cleanup put every channel back as it was.
+        #expect(try fake.read("iio:device0/scan_elements/in_accel_x_en") == "0")
+        #expect(try fake.read("iio:device0/scan_elements/in_anglvel_x_en") == "1")
         #expect(try fake.read("iio:device0/buffer/length") == "64")
         #expect(try fake.read("iio:device0/buffer/enable") == "0")
-        if bufferCase.timestamp { #expect(try fake.read("iio:device0/scan_elements/in_timestamp_en") == "1") }
+        if bufferCase.timestamp { #expect(try fake.read("iio:device0/scan_elements/in_timestamp_en") == "0") }
     }
 
     @Test func stoppingTheStreamDisablesTheBuffer() async throws {
@@ -113,17 +114,57 @@ struct BufferedAccelerometerTests {
         let writer = FIFOWriter(path: fake.deviceDirectory + "/iio:device0", chunks: scans)
         defer { writer.release() }
         var received = 0
-        for try await _ in BufferedAccelerometer(device: try fake.tree.accelerometer()).samples() {
+        let stream = BufferedAccelerometer(device: try fake.tree.accelerometer()).samples()
+        for try await _ in stream {
             received += 1
             if received == 10 { break }
         }
         #expect(received == 10)
-        var enable = try fake.read("iio:device0/buffer/enable")
-        for _ in 0..<100 where enable != "0" {
-            try await Task.sleep(for: .milliseconds(20))
-            enable = try fake.read("iio:device0/buffer/enable")
+        // The writer keeps the FIFO open, so the thread is in its 100 ms poll: stopAndWait()
+        // must wait for it to return and disable the buffer, however slow the machine.
+        await stream.stopAndWait()
+        #expect(try fake.read("iio:device0/buffer/enable") == "0")
+        #expect(try fake.read("iio:device0/scan_elements/in_anglvel_x_en") == "1", "other channels are restored")
+    }
+
+    @Test func stopAndWaitDisablesTheBufferOfAStreamStillOpen() async throws {
+        let fake = try FakeIIOTree()
+        try fake.addAccelerometer()
+        try fake.addBuffer(accelType: "le:s16/16>>0", timestamp: false)
+        let writer = FIFOWriter(path: fake.deviceDirectory + "/iio:device0", chunks: [])
+        defer { writer.release() }
+        let stream = BufferedAccelerometer(device: try fake.tree.accelerometer()).samples()
+        // Nothing is read, so nothing is iterated: the buffer is enabled while the thread polls.
+        for _ in 0..<3000 where try fake.read("iio:device0/buffer/enable") != "1" {
+            try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(enable == "0", "the capture thread must disable the buffer within 2 s of the consumer stopping")
+        #expect(try fake.read("iio:device0/buffer/enable") == "1")
+        await stream.stopAndWait()
+        #expect(try fake.read("iio:device0/buffer/enable") == "0")
+        #expect(try fake.read("iio:device0/scan_elements/in_accel_x_en") == "0")
+        #expect(try fake.read("iio:device0/scan_elements/in_anglvel_x_en") == "1")
+    }
+
+    @Test func anEmptyTriggerIsAClearErrorBeforeAnythingIsWritten() async throws {
+        let fake = try FakeIIOTree()
+        try fake.addAccelerometer()
+        try fake.addBuffer(accelType: "le:s16/16>>0", timestamp: false)
+        try fake.write("iio:device0/trigger/current_trigger", "")
+        let stream = BufferedAccelerometer(device: try fake.tree.accelerometer()).samples()
+        let error = await #expect(throws: SensorError.self) { for try await _ in stream {} }
+        #expect(error?.description.contains("no trigger set") == true)
+        #expect(error?.description.contains("hardware-notes.md") == true)
+        #expect(try fake.read("iio:device0/scan_elements/in_anglvel_x_en") == "1")
+        #expect(try fake.read("iio:device0/buffer/enable") == "0")
+    }
+
+    @Test func outlandishSettingsAreHeldInRange() {
+        let device = IIOAccelerometer(id: "iio:device0", chipName: "x", sysfsPath: "/nonexistent", devicePath: "/nonexistent",
+                                      scale: [1, 1, 1], offset: [0, 0, 0], samplingFrequency: nil, availableFrequencies: [], supportsBuffer: true)
+        #expect(BufferedAccelerometer(device: device, bufferLength: .max).bufferLength == BufferedAccelerometer.maximumBufferLength)
+        #expect(BufferedAccelerometer(device: device, bufferLength: .min).bufferLength == 1)
+        #expect(BufferedAccelerometer(device: device, samplingFrequency: .nan).samplingFrequency == nil)
+        #expect(BufferedAccelerometer(device: device, samplingFrequency: -.infinity).samplingFrequency == nil)
     }
 
     @Test func namesTheMalformedTypeFile() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Sensors
 
@@ -54,6 +55,19 @@ struct IIODiscoveryTests {
         #expect(error.description.contains("/iio:device0/in_accel_scale"))
     }
 
+    /// One broken device is reported on its own and does not hide a working one.
+    @Test func aBrokenDeviceDoesNotHideTheOthers() throws {
+        let fake = try FakeIIOTree()
+        try fake.addAccelerometer("iio:device0", scale: "0.03x")
+        try fake.addAccelerometer("iio:device1", name: "bma220")
+        let (found, problems) = fake.tree.survey()
+        #expect(found.map(\.id) == ["iio:device1"])
+        #expect(problems == [.malformedAttribute(path: fake.root + "/iio:device0/in_accel_scale", text: "0.03x", reason: "expected a decimal number")])
+        #expect(try fake.tree.accelerometer().id == "iio:device1")
+        #expect(try fake.tree.accelerometer(named: "bma220").id == "iio:device1")
+        #expect(throws: SensorError.self) { try fake.tree.accelerometer(named: "iio:device0") }
+    }
+
     @Test func namesTheMissingScale() throws {
         let fake = try FakeIIOTree()
         try fake.addAccelerometer()
@@ -88,7 +102,7 @@ struct PolledAccelerometerTests {
         #expect([sample.x, sample.y, sample.z] == [3, -1, 2])
     }
 
-    @Test func streamsAtTheRequestedRateAndFollowsTheFiles() async throws {
+    @Test func streamsAndFollowsTheFiles() async throws {
         let fake = try FakeIIOTree()
         try fake.addAccelerometer(raw: (0, 0, 256), scale: "0.038300")
         let polled = PolledAccelerometer(device: try fake.tree.accelerometer(), rate: 50)
@@ -100,14 +114,32 @@ struct PolledAccelerometerTests {
         }
         #expect(abs(samples[0].z - 9.8048) < 1e-9)
         #expect(samples.last!.z == -9.8048, "the stream must read the file again for every sample")
-        // The reading thread times samples as it reads them; the first 16 are read without
-        // waiting for the consumer (the backlog limit), so their spacing is the polling rate even
-        // when parallel tests keep the consumer busy. The median ignores a scheduling hiccup.
-        let timed = samples.prefix(16)
-        try #require(timed.count >= 3)
-        let gaps = zip(timed.dropFirst(), timed).map { $0.time - $1.time }.sorted()
-        let median = gaps[gaps.count / 2]
-        #expect(median > 0.015 && median < 0.04, "50 Hz is one sample every 20 ms, got \(median) s")
+    }
+
+    /// Pacing on a simulated clock: exact, and independent of how loaded the machine is.
+    @Test func pacesSamplesAtTheRequestedRate() async throws {
+        let fake = try FakeIIOTree()
+        try fake.addAccelerometer()
+        let clock = SimulatedClock()
+        let polled = PolledAccelerometer(device: try fake.tree.accelerometer(), rate: 50, orientation: .identity, clock: clock.pollClock)
+        var times: [Double] = []
+        for try await sample in polled.samples(limit: 40) { times.append(sample.time) }
+        #expect(times.count == 40)
+        for (index, time) in times.enumerated() {
+            #expect(abs(time - (100 + Double(index) * 0.02)) < 1e-9, "sample \(index) at \(time)")
+        }
+    }
+
+    @Test func aRateThatIsNotANumberDoesNotTrap() async throws {
+        let fake = try FakeIIOTree()
+        try fake.addAccelerometer()
+        for rate in [Double.nan, .infinity, -1, 0] {
+            let polled = PolledAccelerometer(device: try fake.tree.accelerometer(), rate: rate, orientation: .identity, clock: SimulatedClock().pollClock)
+            #expect(polled.rate >= 0.1 && polled.rate <= 10_000)
+            var count = 0
+            for try await _ in polled.samples(limit: 2) { count += 1 }
+            #expect(count == 2)
+        }
     }
 
     @Test func aMalformedRawValueEndsTheStreamWithTheFileName() async throws {
@@ -117,6 +149,18 @@ struct PolledAccelerometerTests {
         let polled = PolledAccelerometer(device: try fake.tree.accelerometer())
         await #expect(throws: SensorError.malformedAttribute(path: fake.root + "/iio:device0/in_accel_y_raw", text: "twelve", reason: "expected an integer")) {
             for try await _ in polled.samples() {}
+        }
+    }
+}
+
+/// A clock that starts at 100 s and moves only when slept on.
+final class SimulatedClock: Sendable {
+    private let time = Mutex(100.0)
+
+    var pollClock: PollClock {
+        PollClock(now: { self.time.withLock { $0 } }) { seconds, stop in
+            if seconds > 0 { self.time.withLock { $0 += seconds } }
+            return !stop.isRequested
         }
     }
 }

@@ -22,9 +22,10 @@ struct LevelMeterTests {
 
     @Test func fullScaleSquareWaveIsZeroDBFS() {
         var meter = LevelMeter(sampleRate: 8_000)
-        let square = (0..<400).map { $0 % 8 < 4 ? Int16.min : Int16.min }
+        let square = (0..<400).map { $0 % 8 < 4 ? Int16.max : Int16.min }
         let level = meter.add(square)[0]
-        #expect(level.rmsDBFS == 0)
+        // +32767 and −32768: RMS within 0.0002 dB of full scale, peak exactly full scale.
+        #expect(abs(level.rmsDBFS) < 0.001, "got \(level.rmsDBFS)")
         #expect(level.peakDBFS == 0)
     }
 
@@ -136,5 +137,32 @@ struct AxisOrientationTests {
         for bad in ["x,y", "x,x,z", "x,y,w", "", "x,y,z,x", "--x,y,z"] {
             #expect(AxisOrientation(bad) == nil, "\(bad)")
         }
+    }
+}
+
+struct LevelMeterEdgeTests {
+    @Test func windowsThatAreNotPositiveFiniteNumbersDoNotTrap() {
+        for window in [Double.nan, .infinity, -.infinity, 1e300, -1, 0] {
+            let meter = LevelMeter(sampleRate: 16_000, windowSeconds: window)
+            #expect(meter.windowFrames >= 1 && meter.windowFrames <= 160_000, "window \(window)")
+        }
+        #expect(LevelMeter(sampleRate: .max, windowSeconds: 1e300).windowFrames == 100_000_000)
+        #expect(LevelMeter(sampleRate: .min).sampleRate == 1)
+    }
+
+    /// An overrun between two reads drops the partial window instead of mixing audio from both
+    /// sides of the gap, and later windows keep their place in time.
+    @Test func anOverrunDropsThePartialWindow() {
+        var meter = LevelMeter(sampleRate: 16_000)
+        #expect(meter.add([Int16](repeating: 20_000, count: 400)).isEmpty)
+        let after = meter.add([Int16](repeating: 0, count: 800), overruns: 1)
+        #expect(after.count == 1)
+        #expect(after[0].rmsDBFS == LevelMeter.silenceFloor, "no loud audio from before the gap")
+        #expect(after[0].overruns == 1)
+        #expect(abs(after[0].time - 1_200.0 / 16_000) < 1e-12)
+        // Without an overrun the same samples share a window.
+        var steady = LevelMeter(sampleRate: 16_000)
+        _ = steady.add([Int16](repeating: 20_000, count: 400))
+        #expect(steady.add([Int16](repeating: 0, count: 400))[0].rmsDBFS > -10)
     }
 }
