@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Minigames
 import Sensors
 import Synchronization
 
@@ -33,9 +34,14 @@ struct CalibrateSensors: AsyncParsableCommand {
         case .success(let input):
             TerminalDisplay.line("Measuring the noise floor of \(input.label) for \(seconds) s: keep quiet…")
             let levels = try await collect(input.levels(), for: seconds) { $0.time }
-            if let microphone = MicrophoneCalibration.measure(pcm: input.pcm, levels: levels) {
+            if var microphone = MicrophoneCalibration.measure(pcm: input.pcm, levels: levels) {
+                // Held in the range games and the score verifier accept (a muted input reads −120).
+                let range = Screamer.noiseFloorRange
+                let measuredFloor = microphone.noiseFloorDBFS
+                microphone.noiseFloorDBFS = min(range.upperBound, max(range.lowerBound, measuredFloor))
                 calibration.microphone = microphone
-                measured.append(String(format: "microphone noise floor %.1f dBFS (%d windows)", microphone.noiseFloorDBFS, levels.count))
+                measured.append(String(format: "microphone noise floor %.1f dBFS (%d windows)", measuredFloor, levels.count)
+                    + (measuredFloor == microphone.noiseFloorDBFS ? "" : String(format: ", stored as %.0f, the nearest games accept", microphone.noiseFloorDBFS)))
             } else {
                 problems.append("the microphone delivered no audio")
             }
@@ -48,9 +54,18 @@ struct CalibrateSensors: AsyncParsableCommand {
             TerminalDisplay.line("Measuring \(input.label) for \(seconds) s: lay the device flat and do not touch it…")
             let samples = try await collect(input.samples(), for: seconds) { $0.time }
             if let accelerometer = AccelerometerCalibration.measure(device: input.id, samples: samples) {
-                calibration.accelerometer = accelerometer
-                measured.append(String(format: "accelerometer gravity %.3f m/s² (offset %+.3f), noise %.3f m/s² (%d samples)",
-                                       accelerometer.gravity, accelerometer.gravityOffset, accelerometer.noise, samples.count))
+                // Only what the score verifier accepts is stored: anything else means the device moved.
+                let limits = ScoreVerifier()
+                if accelerometer.noise <= limits.maximumCalibratedNoise,
+                   limits.calibratedGravity.contains(accelerometer.gravity / standardGravity) {
+                    calibration.accelerometer = accelerometer
+                    measured.append(String(format: "accelerometer gravity %.3f m/s² (offset %+.3f), noise %.3f m/s² (%d samples)",
+                                           accelerometer.gravity, accelerometer.gravityOffset, accelerometer.noise, samples.count))
+                } else {
+                    problems.append(String(format: "the accelerometer read %.3f g with a noise of %.3f m/s², not a device at rest (at most %g m/s², %g–%g g): lay it flat, do not touch it, and run this again",
+                                           accelerometer.gravity / standardGravity, accelerometer.noise, limits.maximumCalibratedNoise,
+                                           limits.calibratedGravity.lowerBound, limits.calibratedGravity.upperBound))
+                }
             } else {
                 problems.append("the accelerometer delivered no samples")
             }
@@ -69,15 +84,18 @@ struct CalibrateSensors: AsyncParsableCommand {
     }
 
     /// The elements of `stream` whose time (from the first element on) is within `seconds`; gives
-    /// up waiting 2 s after that, so a sensor that delivers nothing cannot hang the command. Stops
+    /// up when 2 s pass with nothing delivered, so a sensor that stalls cannot hang the command
+    /// (an idle limit, not a total one, so a busy machine reading a file is never cut short). Stops
     /// the sensor and waits for its thread to clean up before returning; Ctrl-C ends the
     /// measurement and the command, storing nothing.
     private func collect<Element: Sendable>(_ stream: SensorStream<Element>, for seconds: Double,
                                             time: @escaping @Sendable (Element) -> Double) async throws -> [Element] {
+        let progress = ProgressCount()
         let collector = Task { () async throws -> [Element] in
             var elements: [Element] = []
             var first: Double?
             for try await element in stream {
+                progress.increment()
                 let start = first ?? time(element)
                 first = start
                 if time(element) - start > seconds { break }
@@ -92,7 +110,11 @@ struct CalibrateSensors: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(interrupt) {} }
         let timer = Task {
-            try await Task.sleep(for: .seconds(seconds + 2))
+            var seen = -1
+            while progress.value != seen {
+                seen = progress.value
+                try await Task.sleep(for: .seconds(2))
+            }
             collector.cancel()
         }
         defer { timer.cancel() }
@@ -110,4 +132,13 @@ final class InterruptFlag: Sendable {
     func set() { value.store(true, ordering: .relaxed) }
 
     var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
+/// How many elements a collector has taken, for its idle limit.
+final class ProgressCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func increment() { count.add(1, ordering: .relaxed) }
+
+    var value: Int { count.load(ordering: .relaxed) }
 }

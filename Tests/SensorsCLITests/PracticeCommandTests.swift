@@ -62,6 +62,27 @@ struct PracticeCommandTests {
         #expect(calibration.accelerometer == nil)
     }
 
+    /// Only calibrations the score verifier accepts are stored: a muted microphone is held at
+    /// the lowest floor games accept, and a device that moved is not stored at all.
+    @Test func calibrationStoresOnlyWhatTheVerifierAccepts() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let audio = folder.appendingPathComponent("muted.raw")
+        try Data(count: 32_000).write(to: audio)
+        let moving = (0..<100).map { index in
+            "{\"t\":\(Double(index) * 0.01),\"x\":\(index % 2 == 0 ? 5.0 : 0.0),\"y\":0,\"z\":9.8}"
+        }.joined(separator: "\n")
+        let accel = folder.appendingPathComponent("moving.jsonl")
+        try moving.write(to: accel, atomically: true, encoding: .utf8)
+        let stored = folder.appendingPathComponent("calibration.json").path
+        let command = try CalibrateSensors.parseAsRoot([
+            "--audio-file", audio.path, "--accel-file", accel.path, "--seconds", "0.5", "--calibration", stored,
+        ]) as! CalibrateSensors
+        try await command.run()
+        let calibration = try CalibrationStore(path: stored).load()
+        #expect(calibration.microphone?.noiseFloorDBFS == Screamer.noiseFloorRange.lowerBound)
+        #expect(calibration.accelerometer == nil, "a device that moved must not be stored as at rest")
+    }
+
     @Test func refusesAnUnknownGameWithTheList() {
         #expect(throws: (any Error).self) { try PracticeCommand.parseAsRoot(["tetris"]) }
         let message = PracticeCommand.fullMessage(for: ValidationErrorProbe.error(for: ["tetris"]))
