@@ -91,18 +91,19 @@ struct MicrophoneTests {
     }
 
     /// `stop()` ends the sequence after the levels already read, without cancelling anybody.
-    @Test func stopEndsTheSequenceAfterWhatWasRead() async throws {
+    /// The file PCM never runs dry (its `null` slave gives silence after the tone), so only
+    /// stop() can end this loop: a capture that ignored it would hang until the time limit,
+    /// which is a guard against a hang, not a timing assertion.
+    @Test(.timeLimit(.minutes(10))) func stopEndsTheSequenceAfterWhatWasRead() async throws {
         guard ALSATestConfig.prepare() else { return }
         let levels = Microphone(pcmName: "nearplaytest").levels()
         var received = 0
-        let started = monotonicSeconds()
         for try await _ in levels {
             received += 1
             if received == 3 { levels.stop() }
         }
         #expect(received >= 3)
-        // Generous: a loaded CI machine can be slow; this catches a capture that ignores stop().
-        #expect(monotonicSeconds() - started < 30, "the capture thread must notice stop()")
+        await levels.finished()
     }
 
     /// Rates and periods no device has are held in range (or refused), never a trap.

@@ -4,7 +4,8 @@ import Testing
 @testable import Sensors
 
 /// Writes bytes into a FIFO once a reader opens it, then keeps it open until `release()` (or
-/// 10 s), standing in for the kernel behind `/dev/iio:deviceN`.
+/// 10 minutes: a bound for a test that never releases it, long enough that a loaded machine
+/// never reaches it), standing in for the kernel behind `/dev/iio:deviceN`.
 final class FIFOWriter: Sendable {
     private let released = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
@@ -13,7 +14,7 @@ final class FIFOWriter: Sendable {
         let thread = Thread { [self] in
             defer { finished.store(true, ordering: .releasing) }
             var fd: Int32 = -1
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(600)
             while fd < 0, Date() < deadline, !released.load(ordering: .acquiring) {
                 fd = open(path, O_WRONLY | O_NONBLOCK)
                 if fd < 0 { usleep(2_000) }
@@ -131,11 +132,14 @@ struct BufferedAccelerometerTests {
         let fake = try FakeIIOTree()
         try fake.addAccelerometer()
         try fake.addBuffer(accelType: "le:s16/16>>0", timestamp: false)
-        let writer = FIFOWriter(path: fake.deviceDirectory + "/iio:device0", chunks: [])
-        defer { writer.release() }
+        // Held open read-write, the FIFO always has a writer: the reader never sees end of file
+        // and polls until stopped, however long the machine takes to get there.
+        let holder = open(fake.deviceDirectory + "/iio:device0", O_RDWR | O_NONBLOCK)
+        try #require(holder >= 0)
+        defer { close(holder) }
         let stream = BufferedAccelerometer(device: try fake.tree.accelerometer()).samples()
-        // Nothing is read, so nothing is iterated: the buffer is enabled while the thread polls.
-        for _ in 0..<3000 where try fake.read("iio:device0/buffer/enable") != "1" {
+        // Nothing is written, so nothing is iterated: the buffer is enabled while the thread polls.
+        for _ in 0..<60_000 where try fake.read("iio:device0/buffer/enable") != "1" {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try fake.read("iio:device0/buffer/enable") == "1")
