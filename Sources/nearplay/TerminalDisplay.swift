@@ -44,16 +44,20 @@ enum TerminalDisplay {
 /// its cleanup can still be killed from the keyboard.
 final class InterruptHandler {
     private let sources: [any DispatchSourceSignal]
+    private let signals: [Int32]
+    /// What a signal does; tests call it directly (a test must not send itself SIGINT).
+    let action: InterruptAction
 
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
-        let count = InterruptCount()
-        sources = [SIGINT, SIGTERM].map { signalNumber in
+    /// `signals` and `exit` are for tests.
+    init(signals: [Int32] = [SIGINT, SIGTERM], exit: @escaping @Sendable () -> Void = { _exit(130) },
+         _ onInterrupt: @escaping @Sendable () -> Void) {
+        let action = InterruptAction(onInterrupt: onInterrupt, exit: exit)
+        self.action = action
+        self.signals = signals
+        sources = signals.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if count.next() > 1 { _exit(130) }
-                onInterrupt()
-            }
+            source.setEventHandler { action.fire() }
             source.resume()
             return source
         }
@@ -61,14 +65,23 @@ final class InterruptHandler {
 
     deinit {
         sources.forEach { $0.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        signals.forEach { signal($0, SIG_DFL) }
     }
 }
 
-/// How many interrupts a handler has seen.
-private final class InterruptCount: Sendable {
-    private let value = Atomic<Int>(0)
+/// The first interrupt runs `onInterrupt`; any later one runs `exit`.
+final class InterruptAction: Sendable {
+    private let count = Atomic<Int>(0)
+    private let onInterrupt: @Sendable () -> Void
+    private let exit: @Sendable () -> Void
 
-    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+    init(onInterrupt: @escaping @Sendable () -> Void, exit: @escaping @Sendable () -> Void) {
+        self.onInterrupt = onInterrupt
+        self.exit = exit
+    }
+
+    func fire() {
+        if count.add(1, ordering: .relaxed).newValue > 1 { return exit() }
+        onInterrupt()
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import nearplay
 import Sensors
+import Synchronization
 
 /// Option checks of the sensor commands: every number must be finite and in range, NaN included.
 struct SensorOptionValidationTests {
@@ -80,4 +81,26 @@ struct SensorsCommandBufferTests {
         #expect(try read("scan_elements/in_accel_x_en") == "0")
         #expect(try read("scan_elements/in_anglvel_x_en") == "1", "channels the command turned off are turned back on")
     }
+}
+
+/// The first Ctrl-C asks the command to stop and clean up; a second one exits at once, so a
+/// cleanup that hangs can still be killed. (The action is fired directly: a test must not send
+/// its own process SIGINT.)
+struct InterruptHandlerTests {
+    @Test func aSecondInterruptExitsAtOnce() {
+        let events = EventLog()
+        let handler = InterruptHandler(signals: [], exit: { events.note("exit") }) { events.note("interrupt") }
+        handler.action.fire()
+        #expect(events.all == ["interrupt"])
+        handler.action.fire()
+        #expect(events.all == ["interrupt", "exit"])
+    }
+}
+
+final class EventLog: Sendable {
+    private let events = Mutex<[String]>([])
+
+    func note(_ event: String) { events.withLock { $0.append(event) } }
+
+    var all: [String] { events.withLock { $0 } }
 }
