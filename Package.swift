@@ -14,6 +14,8 @@ let package = Package(
     targets: [
         // radio → frames → ranging → agent → lobby
         .target(name: "BeaconFrames"),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "DBus", dependencies: ["CDBus"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
