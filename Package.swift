@@ -16,6 +16,10 @@ let package = Package(
         .target(name: "BeaconFrames"),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(
+            name: "Radio",
+            dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "nearplay",
             dependencies: [

@@ -1,0 +1,223 @@
+import BeaconFrames
+import DBus
+import Logging
+
+/// Scans through bluetoothd's D-Bus API: the default ``Scanner`` on Linux.
+///
+/// It asks for LE discovery with duplicate data and an RSSI threshold (without an RSSI or
+/// pathloss filter BlueZ hides RSSI changes under 8 dB and pauses between discovery rounds), turns
+/// each Device1 update into an ``Advertisement``, and keeps going through bluetoothd restarts,
+/// adapters coming and going or switched off, and a lost bus connection.
+public struct BlueZScanner: Scanner {
+    /// `hci0` and so on; nil takes the first powered adapter.
+    public var adapterName: String?
+    /// Advertisements weaker than this (dBm) are not reported. BlueZ merges the filters of all
+    /// its clients, so every update is checked against ours again.
+    public var rssiThreshold: Int
+    public var logger: Logger
+
+    public init(adapterName: String? = nil, rssiThreshold: Int = -110,
+                logger: Logger = Logger(label: "nearplay.radio.bluez")) {
+        self.adapterName = adapterName
+        self.rssiThreshold = max(-127, min(20, rssiThreshold))
+        self.logger = logger
+    }
+
+    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Advertisement, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(65_536))
+        let scanner = self
+        let task = Task {
+            await scanner.run(continuation)
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func run(_ output: AsyncThrowingStream<Advertisement, any Error>.Continuation) async {
+        let start = ContinuousClock.now
+        var backoff = Backoff()
+        while !Task.isCancelled {
+            do {
+                let session = try await BlueZSession.open()
+                backoff.reset()
+                var run = ScanRun(scanner: self, session: session, start: start, output: output)
+                try await run.serve()
+            } catch is CancellationError {
+                break
+            } catch let error as RadioError {
+                output.finish(throwing: error)
+                return
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning("Lost the system bus (\(error)); reconnecting in \(backoff.delay).")
+            }
+            do { try await backoff.wait() } catch { break }
+        }
+        output.finish()
+    }
+}
+
+/// One bus connection's worth of scanning.
+private struct ScanRun {
+    let scanner: BlueZScanner
+    let session: BlueZSession
+    let start: ContinuousClock.Instant
+    let output: AsyncThrowingStream<Advertisement, any Error>.Continuation
+    var objects = BlueZObjects()
+    /// The adapter we started discovery on, while it runs.
+    var discoveringOn: DBusObjectPath?
+    /// The last state reported to the user, so each is said once.
+    var lastNotice = ""
+
+    var logger: Logger { scanner.logger }
+
+    init(scanner: BlueZScanner, session: BlueZSession, start: ContinuousClock.Instant,
+         output: AsyncThrowingStream<Advertisement, any Error>.Continuation) {
+        self.scanner = scanner
+        self.session = session
+        self.start = start
+        self.output = output
+    }
+
+    /// Runs until the connection drops (throws) or the task is cancelled (stops discovery, returns).
+    mutating func serve() async throws {
+        defer { session.close() }
+        objects = try await session.loadObjects()
+        try await reconcile()
+        do {
+            for try await signal in session.signals {
+                try await handle(signal)
+            }
+        } catch let error as DBusError where !Task.isCancelled {
+            throw error
+        } catch {}
+        if Task.isCancelled {
+            await stopDiscovery()
+            return
+        }
+        throw DBusError.disconnected("the bus connection closed")
+    }
+
+    private mutating func handle(_ signal: DBusMessage) async throws {
+        switch objects.apply(signal) {
+        case .ownerChanged(let owner):
+            discoveringOn = nil
+            if owner == nil {
+                notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
+            } else {
+                objects = try await session.loadObjects()
+                try await reconcile()
+            }
+        case .interfacesAdded(let path, let interfaces):
+            if interfaces.contains(BlueZ.deviceInterface) {
+                emit(path)
+            } else if interfaces.contains(BlueZ.adapterInterface) {
+                try await reconcile()
+            }
+        case .interfacesRemoved(let path, let interfaces):
+            if interfaces.contains(BlueZ.adapterInterface) {
+                if path == discoveringOn {
+                    discoveringOn = nil
+                    logger.notice("Bluetooth adapter \(path.lastElement) was removed.")
+                }
+                try await reconcile()
+            }
+        case .propertiesChanged(let path, let interface, let names):
+            if interface == BlueZ.deviceInterface {
+                if !names.isDisjoint(with: BlueZDevice.advertisementProperties) { emit(path) }
+            } else if interface == BlueZ.adapterInterface,
+                      names.contains(BlueZ.Property.powered) || names.contains(BlueZ.Property.discovering)
+            {
+                try await adapterChanged(path)
+            }
+        case .irrelevant:
+            break
+        }
+    }
+
+    private mutating func adapterChanged(_ path: DBusObjectPath) async throws {
+        guard let adapter = objects.adapter(at: path) else { return }
+        if path == discoveringOn {
+            if !adapter.powered {
+                discoveringOn = nil
+            } else if !adapter.discovering {
+                // Another client or the kernel stopped discovery under us: ask again.
+                logger.info("Discovery on \(adapter.name) stopped; restarting it.")
+                discoveringOn = nil
+            }
+        }
+        try await reconcile()
+    }
+
+    /// Brings discovery to where it should be: running on the chosen adapter when it is powered.
+    private mutating func reconcile() async throws {
+        guard discoveringOn == nil else { return }
+        guard let adapter = BlueZAdapter.choose(from: objects.adapters, named: scanner.adapterName) else {
+            if let name = scanner.adapterName {
+                notice("Bluetooth adapter \(name) not found; waiting for it (see `nearplay adapters`).")
+            } else {
+                notice("No Bluetooth adapter found; waiting for one to appear.")
+            }
+            return
+        }
+        guard adapter.powered else {
+            notice("Bluetooth adapter \(adapter.name) is powered off: run `bluetoothctl power on`. Waiting for it.")
+            return
+        }
+        do {
+            try await session.call(adapter.path, BlueZ.adapterInterface, BlueZ.Method.setDiscoveryFilter, [
+                .stringVariantDictionary([
+                    (BlueZ.Filter.transport, .string("le")),
+                    (BlueZ.Filter.duplicateData, .boolean(true)),
+                    (BlueZ.Filter.rssi, .int16(Int16(scanner.rssiThreshold))),
+                ]),
+            ])
+            do {
+                try await session.call(adapter.path, BlueZ.adapterInterface, BlueZ.Method.startDiscovery)
+            } catch let error as DBusError where error.name == BlueZ.Error.inProgress {
+                // Already discovering for us (a repeated request); nothing to do.
+            }
+        } catch let error as DBusError {
+            if error.name == BlueZ.Error.accessDenied {
+                throw RadioError.accessDenied("scan with Bluetooth adapter \(adapter.name)", cause: error)
+            }
+            if error.isDisconnection { throw error }
+            // NotReady (being powered off), Failed (controller busy): wait for the next change.
+            notice("Bluetooth adapter \(adapter.name) refused to start discovery (\(error)); waiting for it to change.")
+            return
+        }
+        discoveringOn = adapter.path
+        notice("Scanning with Bluetooth adapter \(adapter.name) (\(adapter.address)).")
+        for device in objects.devices(on: adapter.path) { emit(device.path) }
+    }
+
+    private func emit(_ path: DBusObjectPath) {
+        guard let discoveringOn, let device = objects.device(at: path),
+              device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
+              let address = device.address, let rssi = device.rssi, rssi >= scanner.rssiThreshold
+        else { return }
+        if !device.problems.isEmpty {
+            logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
+        }
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        output.yield(Advertisement(time: seconds, address: address, addressType: device.addressType,
+                                   rssi: rssi, data: device.advertisingData))
+    }
+
+    private func stopDiscovery() async {
+        guard let adapter = discoveringOn else { return }
+        let session = self.session
+        // Run outside the cancelled task so the call is actually made.
+        await Task {
+            try? await session.call(adapter, BlueZ.adapterInterface, BlueZ.Method.stopDiscovery, timeout: .seconds(2))
+        }.value
+    }
+
+    private mutating func notice(_ text: String) {
+        guard text != lastNotice else { return }
+        lastNotice = text
+        logger.notice("\(text)")
+    }
+}
