@@ -20,6 +20,9 @@ let package = Package(
             name: "Radio",
             dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [

@@ -1,0 +1,87 @@
+import DBus
+import Foundation
+
+/// A private `dbus-daemon` in a temporary folder, for tests and benchmarks that need a real bus
+/// without touching the machine's own. Stopped by ``stop()`` or when dropped.
+public final class PrivateBus: @unchecked Sendable {
+    /// The address clients connect to, e.g. `unix:path=/tmp/…/bus`.
+    public let address: String
+    public let directory: URL
+    private let daemon: Process
+
+    /// Starts the daemon and waits until it accepts connections.
+    public init() throws {
+        guard let executable = findExecutable("dbus-daemon") else {
+            throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
+        }
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("nearplay-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("bus").path
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        address = "unix:path=\(socket)"
+        daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: executable)
+        daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile"]
+        daemon.standardOutput = FileHandle.nullDevice
+        // It complains on stderr that it may not raise its fd limit when not root; harmless.
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard daemon.isRunning, Date() < deadline else {
+                stop()
+                throw TestEnvironmentError("dbus-daemon did not start (config \(config.path))")
+            }
+            usleep(10_000)
+        }
+    }
+
+    deinit { stop() }
+
+    public func connect() async throws -> DBusConnection {
+        try await DBusConnection.connect(address: address)
+    }
+
+    public func stop() {
+        if daemon.isRunning {
+            // SIGKILL: children of the test runner inherit a signal mask that blocks SIGTERM.
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Something a test needs is missing from the machine; says how to get it.
+public struct TestEnvironmentError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+func findExecutable(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for directory in path.split(separator: ":") + ["/usr/bin", "/bin", "/usr/sbin"] {
+        let candidate = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// The repository root, found from this source file's location.
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
