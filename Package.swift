@@ -14,6 +14,8 @@ let package = Package(
     targets: [
         // radio → frames → ranging → agent → lobby
         .target(name: "BeaconFrames"),
+        .target(name: "Ranging", dependencies: ["BeaconFrames"]),
+        .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
@@ -26,10 +28,14 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames",
+                "BeaconFrames", "Ranging", "Traces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
+        .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
+        .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
+        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
     ]
 )

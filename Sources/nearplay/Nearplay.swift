@@ -5,6 +5,11 @@ struct Nearplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearplay",
         abstract: "Find players nearby over Bluetooth LE and challenge them to sensor minigames.",
-        subcommands: []
+        subcommands: [
+            ReplayCommand.self,
+            EvalCommand.self,
+            SimulateCommand.self,
+            DecodeCommand.self,
+        ]
     )
 }

@@ -1,0 +1,40 @@
+/// Who a beacon is: the identity Nearplay tracks presence and distance for.
+///
+/// Written as in the event format of DESIGN.md: `UUID/major/minor` for iBeacon (UUID
+/// upper-case), `altbeacon:ID1/ID2/ID3`, `eddystone:NAMESPACE/INSTANCE` (upper-case hex).
+public enum BeaconIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
+    case iBeacon(uuid: BeaconUUID, major: UInt16, minor: UInt16)
+    case altBeacon(id1: BeaconUUID, id2: UInt16, id3: UInt16)
+    /// Namespace (10 bytes) and instance (6 bytes) as one 16-byte value.
+    case eddystone(BeaconUUID)
+
+    public var description: String {
+        switch self {
+        case let .iBeacon(uuid, major, minor):
+            "\(uuid)/\(major)/\(minor)"
+        case let .altBeacon(id1, id2, id3):
+            "altbeacon:\(id1)/\(id2)/\(id3)"
+        case let .eddystone(id):
+            "eddystone:" + id.bytes.prefix(10).map(hexByte).joined() + "/" + id.bytes.suffix(6).map(hexByte).joined()
+        }
+    }
+
+    /// Parses the written form (case-insensitive hex). Nil when it is not one of the three forms.
+    public init?(_ text: some StringProtocol) {
+        let lower = text.lowercased()
+        if lower.hasPrefix("eddystone:") {
+            let parts = lower.dropFirst(10).split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count == 20, parts[1].count == 12,
+                  let id = BeaconUUID(parts[0] + parts[1]) else { return nil }
+            self = .eddystone(id)
+            return
+        }
+        let isAlt = lower.hasPrefix("altbeacon:")
+        let parts = lower.dropFirst(isAlt ? 10 : 0).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let uuid = BeaconUUID(parts[0]),
+              let a = UInt16(parts[1]), let b = UInt16(parts[2]) else { return nil }
+        self = isAlt ? .altBeacon(id1: uuid, id2: a, id3: b) : .iBeacon(uuid: uuid, major: a, minor: b)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// How a filtered RSSI and the beacon's measured power (RSSI at 1 m) become metres.
+public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
+    /// Log-distance path loss: `d = 10^((measuredPower − rssi) / (10 · exponent))`.
+    /// Exponent 2 is free space; indoors, line of sight, 1.6–2.5 is typical.
+    case logDistance(exponent: Double)
+    /// The AltBeacon library's fitted curve `d = c1 · (rssi / measuredPower)^c2 + c3`
+    /// (and `ratio^10` when the reading is stronger than the measured power).
+    case altBeaconCurve(AltBeaconCurve)
+
+    /// The default model: log-distance with the exponent chosen from the development recordings
+    /// (see "Choosing the defaults" in the README for why 2.8).
+    public static let `default` = DistanceModel.logDistance(exponent: 2.8)
+
+    /// Metres from a filtered RSSI and the 1 m measured power, both dBm. Nil when the measured
+    /// power is not a usable negative value.
+    public func distance(rssi: Double, measuredPower: Double) -> Double? {
+        guard measuredPower < 0, rssi.isFinite else { return nil }
+        switch self {
+        case let .logDistance(exponent):
+            return pow(10, (measuredPower - rssi) / (10 * exponent))
+        case let .altBeaconCurve(curve):
+            let ratio = rssi / measuredPower
+            return ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .logDistance(n): "log-distance(n=\(n))"
+        case let .altBeaconCurve(c): "altbeacon-curve(\(c.c1), \(c.c2), \(c.c3))"
+        }
+    }
+}
+
+/// Coefficients of the AltBeacon library's per-phone distance curve.
+public struct AltBeaconCurve: Sendable, Hashable {
+    public var c1: Double
+    public var c2: Double
+    public var c3: Double
+
+    public init(c1: Double, c2: Double, c3: Double) {
+        self.c1 = c1
+        self.c2 = c2
+        self.c3 = c3
+    }
+
+    /// The Nexus 5 coefficients, the library's default.
+    public static let nexus5 = AltBeaconCurve(c1: 0.42093, c2: 6.9476, c3: 0.54992)
+}

@@ -1,0 +1,47 @@
+/// Coarse distance, as CoreLocation's CLProximity: immediate (< 0.5 m), near (< 3 m), far, or
+/// unknown when no distance can be estimated.
+public enum Zone: String, Sendable, Hashable, CaseIterable {
+    case immediate, near, far, unknown
+
+    /// The zone a distance falls in, with no hysteresis.
+    public static func of(distance: Double?, boundaries: ZoneBoundaries = .init()) -> Zone {
+        guard let d = distance, d.isFinite else { return .unknown }
+        return d < boundaries.immediate ? .immediate : d < boundaries.near ? .near : .far
+    }
+}
+
+/// Zone boundaries and the hysteresis that keeps a beacon at a boundary from flapping.
+///
+/// A beacon leaves its zone only when its distance is beyond the boundary by `margin` of the
+/// boundary: with the defaults, near becomes far above 3.3 m and far becomes near below 2.7 m;
+/// immediate becomes near above 0.55 m and near becomes immediate below 0.45 m. With a
+/// log-distance exponent of 2 a 10 % margin is about 0.9 dB of filtered RSSI, a little more
+/// than the Kalman filter's steady-state jitter on a still beacon.
+public struct ZoneBoundaries: Sendable, Hashable {
+    public var immediate: Double = 0.5
+    public var near: Double = 3.0
+    /// Fraction of the boundary distance (0 disables hysteresis).
+    public var margin: Double = 0.1
+
+    public init(immediate: Double = 0.5, near: Double = 3.0, margin: Double = 0.1) {
+        self.immediate = immediate
+        self.near = near
+        self.margin = margin
+    }
+
+    /// The zone after a new distance, given the current zone.
+    public func next(from current: Zone, distance: Double?) -> Zone {
+        let plain = Zone.of(distance: distance, boundaries: self)
+        guard let d = distance, current != .unknown, plain != current else { return plain }
+        let up = 1 + margin, down = 1 - margin
+        switch (current, plain) {
+        case (.immediate, .near): return d > immediate * up ? .near : .immediate
+        case (.near, .immediate): return d < immediate * down ? .immediate : .near
+        case (.near, .far): return d > near * up ? .far : .near
+        case (.far, .near): return d < near * down ? .near : .far
+        case (.immediate, .far): return d > near * up ? .far : .near
+        case (.far, .immediate): return d < immediate * down ? .immediate : .near
+        default: return plain
+        }
+    }
+}

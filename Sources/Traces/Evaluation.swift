@@ -1,0 +1,117 @@
+import Ranging
+
+/// Accuracy and presence metrics over a replay of a trace with ground truth.
+public struct Evaluation: Sendable {
+    /// Distance bands the error is broken down by (truth, metres): [0,1), [1,2), [2,3), [3,5), [5,∞).
+    public static let bandLimits: [Double] = [1, 2, 3, 5]
+
+    private var errors: [Double] = []
+    private var bandErrors: [[Double]] = Array(repeating: [], count: bandLimits.count + 1)
+    private var zoneHits = 0
+    private var zoneCount = 0
+    private var rangeEvents = 0
+    private var events: [ProximityEvent] = []
+    private let zones: ZoneBoundaries
+
+    public init(zones: ZoneBoundaries = ZoneBoundaries()) { self.zones = zones }
+
+    public mutating func add(_ event: ProximityEvent, truth: Double?) {
+        switch event.kind {
+        case .enter, .exit:
+            events.append(event)
+        case .range:
+            rangeEvents += 1
+            guard let truth else { return }
+            zoneCount += 1
+            if event.zone == Zone.of(distance: truth, boundaries: zones) { zoneHits += 1 }
+            guard let distance = event.distance else { return }
+            let error = abs(distance - truth)
+            errors.append(error)
+            bandErrors[Self.bandLimits.firstIndex { truth < $0 } ?? Self.bandLimits.count].append(error)
+        }
+    }
+
+    public func report(presence: [PresenceWindow] = []) -> EvaluationReport {
+        var report = EvaluationReport()
+        report.rangeEvents = rangeEvents
+        report.rangeEventsWithTruth = zoneCount
+        report.meanAbsoluteError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
+        report.medianAbsoluteError = Self.median(errors)
+        report.zoneAccuracy = zoneCount == 0 ? nil : Double(zoneHits) / Double(zoneCount)
+        var lower = 0.0
+        for (i, errors) in bandErrors.enumerated() {
+            let upper = i < Self.bandLimits.count ? Self.bandLimits[i] : nil
+            report.bands.append(.init(from: lower, to: upper, count: errors.count,
+                                      medianAbsoluteError: Self.median(errors),
+                                      meanAbsoluteError: errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)))
+            lower = upper ?? lower
+        }
+        report.enters = events.filter { $0.kind == .enter }.count
+        report.exits = events.filter { $0.kind == .exit }.count
+        if !presence.isEmpty { report.presence = presenceMetrics(presence) }
+        return report
+    }
+
+    /// Enter latency (first enter after a window opens), exit latency (the exit that ends the
+    /// window, against its end), and false exits (exits followed by a re-enter within the window).
+    private func presenceMetrics(_ windows: [PresenceWindow]) -> EvaluationReport.Presence {
+        var result = EvaluationReport.Presence()
+        var enterLatencies: [Double] = [], exitLatencies: [Double] = []
+        for window in windows {
+            let mine = events.filter { $0.identity.description == window.beacon && $0.time >= window.start }
+            if let enter = mine.first(where: { $0.kind == .enter && $0.time <= window.end }) {
+                enterLatencies.append(enter.time - window.start)
+            } else {
+                result.missedWindows += 1
+            }
+            var sawExit = false
+            for event in mine {
+                if event.kind == .exit { sawExit = true; continue }
+                if event.kind == .enter, sawExit, event.time <= window.end { result.falseExits += 1; sawExit = false }
+            }
+            if let finalExit = mine.last(where: { $0.kind == .exit }) { exitLatencies.append(finalExit.time - window.end) }
+        }
+        result.meanEnterLatency = enterLatencies.isEmpty ? nil : enterLatencies.reduce(0, +) / Double(enterLatencies.count)
+        result.maxEnterLatency = enterLatencies.max()
+        result.meanExitLatency = exitLatencies.isEmpty ? nil : exitLatencies.reduce(0, +) / Double(exitLatencies.count)
+        result.maxExitLatency = exitLatencies.max()
+        return result
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+}
+
+/// The figures of one evaluation. Distances in metres, latencies in seconds.
+public struct EvaluationReport: Sendable, Hashable, Codable {
+    public struct Band: Sendable, Hashable, Codable {
+        public var from: Double
+        public var to: Double?
+        public var count: Int
+        public var medianAbsoluteError: Double?
+        public var meanAbsoluteError: Double?
+    }
+
+    public struct Presence: Sendable, Hashable, Codable {
+        public var meanEnterLatency: Double?
+        public var maxEnterLatency: Double?
+        public var meanExitLatency: Double?
+        public var maxExitLatency: Double?
+        public var falseExits = 0
+        public var missedWindows = 0
+    }
+
+    public var rangeEvents = 0
+    public var rangeEventsWithTruth = 0
+    public var meanAbsoluteError: Double?
+    public var medianAbsoluteError: Double?
+    public var zoneAccuracy: Double?
+    public var bands: [Band] = []
+    public var enters = 0
+    public var exits = 0
+    public var presence: Presence?
+}

@@ -1,0 +1,28 @@
+import Ranging
+
+/// Proximity events as JSON Lines, exactly as DESIGN.md fixes them: keys in order `t`, `event`,
+/// `beacon`, `addr`, then `rssi` (enter, range), `rssi_filtered`, `distance_m`, `zone` (range),
+/// `truth_m` (range, when the trace had it) and `rx` (when the source names receivers).
+/// `t` has three decimals, `rssi_filtered` one, `distance_m` two; an unknown distance is `null`.
+public enum EventFormat {
+    public static func json(_ event: ProximityEvent, truthDistance: Double? = nil) -> String {
+        var line = "{\"t\":" + JSONText.fixed(event.time, 3)
+            + ",\"event\":\"" + event.kind.rawValue + "\""
+            + ",\"beacon\":\"" + event.identity.description + "\""
+            + ",\"addr\":\"" + event.address.description + "\""
+        switch event.kind {
+        case .enter:
+            line += ",\"rssi\":" + (event.rssi.map(String.init) ?? "null")
+        case .range:
+            line += ",\"rssi\":" + (event.rssi.map(String.init) ?? "null")
+            line += ",\"rssi_filtered\":" + (event.filteredRSSI.map { JSONText.fixed($0, 1) } ?? "null")
+            line += ",\"distance_m\":" + (event.distance.map { JSONText.fixed($0, 2) } ?? "null")
+            line += ",\"zone\":\"" + (event.zone ?? .unknown).rawValue + "\""
+            if let truthDistance { line += ",\"truth_m\":" + JSONText.shortest(truthDistance) }
+        case .exit:
+            break
+        }
+        if let receiver = event.receiver { line += ",\"rx\":" + JSONText.string(receiver) }
+        return line + "}"
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Ranging
+import Traces
+
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Replay traces that carry truth_m and print distance and zone accuracy.",
+        discussion: """
+        Each file is replayed three times: with Nearplay's model (the ranging options below), with \
+        the AltBeacon library's approach (Nexus 5 curve on a 20 s trimmed running average), and with \
+        plain log-distance n=2 on unfiltered readings. Range events are taken at every sighting.
+        """
+    )
+
+    @Argument(help: "Trace files with ground-truth distances (truth_m).")
+    var files: [String]
+
+    @Flag(help: "Print the results as one JSON object per file and model (JSON Lines).")
+    var json = false
+
+    @OptionGroup var ranging: RangingOptions
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Name at least one trace file with truth_m to evaluate.") }
+    }
+
+    /// The three models compared, by name.
+    func models() -> [(name: String, configuration: RangingConfiguration)] {
+        var ours = ranging.configuration
+        ours.rangeInterval = 0
+        return [
+            ("nearplay", ours),
+            ("altbeacon", RangingConfiguration(filter: .altBeaconRunningAverage, distanceModel: .altBeaconCurve(.nexus5),
+                                               presence: ours.presence)),
+            ("log-distance-n2", RangingConfiguration(filter: .arma(coefficient: 1), distanceModel: .logDistance(exponent: 2),
+                                                     presence: ours.presence)),
+        ]
+    }
+
+    func run() throws {
+        var input = TraceInput()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if !json {
+            StandardOutput.line(pad("file", 28) + "  " + pad("model", 16) + "  " + pad("ranges", 7, right: true)
+                + "  " + pad("median m", 8, right: true) + "  " + pad("mean m", 7, right: true)
+                + "  " + pad("zone %", 6, right: true) + "  " + pad("enter", 5, right: true) + "  " + pad("exit", 5, right: true))
+        }
+        for path in files {
+            guard let trace = input.read(path) else { continue }
+            guard trace.records.contains(where: { $0.truthDistance != nil }) else {
+                Diagnostics.error("\(path): no line carries truth_m, so there is nothing to evaluate against")
+                throw Diagnostics.dataError
+            }
+            for (name, configuration) in models() {
+                let (events, _) = Replay.run(trace.records, configuration: configuration)
+                var evaluation = Evaluation(zones: configuration.zones)
+                for (event, truth) in events { evaluation.add(event, truth: truth) }
+                let report = evaluation.report(presence: trace.header.presence)
+                if json {
+                    let body = String(decoding: try encoder.encode(report), as: UTF8.self)
+                    StandardOutput.line("{\"file\":\(quoted(path)),\"model\":\"\(name)\",\"report\":\(body)}")
+                } else {
+                    StandardOutput.line(row(file: path, model: name, report))
+                }
+            }
+        }
+        if input.hadBadData { throw Diagnostics.dataError }
+    }
+
+    private func row(file: String, model: String, _ r: EvaluationReport) -> String {
+        func f(_ v: Double?, _ d: Int) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
+        var line = pad((file as NSString).lastPathComponent, 28) + "  " + pad(model, 16)
+            + "  " + pad("\(r.rangeEventsWithTruth)", 7, right: true) + "  " + pad(f(r.medianAbsoluteError, 3), 8, right: true)
+            + "  " + pad(f(r.meanAbsoluteError, 3), 7, right: true) + "  " + pad(f(r.zoneAccuracy.map { $0 * 100 }, 1), 6, right: true)
+            + "  " + pad("\(r.enters)", 5, right: true) + "  " + pad("\(r.exits)", 5, right: true)
+        if let p = r.presence {
+            line += String(format: "  enter latency %@ s, exit latency %@ s, false exits %d",
+                           f(p.meanEnterLatency, 2), f(p.meanExitLatency, 2), p.falseExits)
+        }
+        return line
+    }
+
+    private func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+}

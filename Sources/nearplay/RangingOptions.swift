@@ -1,0 +1,74 @@
+import ArgumentParser
+import Ranging
+
+/// The ranging choices shared by `replay`, `eval` and the live commands.
+struct RangingOptions: ParsableArguments {
+    enum FilterName: String, ExpressibleByArgument, CaseIterable {
+        case kalman, arma, trimmed, none
+    }
+
+    enum ModelName: String, ExpressibleByArgument, CaseIterable {
+        case logDistance = "log-distance"
+        case altbeacon
+    }
+
+    @Option(help: "RSSI filter: \(FilterName.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var filter: FilterName = .kalman
+
+    @Option(help: "Kalman process noise in dB² per second (how fast the true RSSI may drift).")
+    var processNoise: Double = 0.2
+
+    @Option(help: "Kalman measurement noise in dB² (the variance of one reading).")
+    var measurementNoise: Double = 32
+
+    @Option(help: "ARMA coefficient, 0 < c ≤ 1 (1 is no smoothing).")
+    var armaCoefficient: Double = 0.1
+
+    @Option(help: "Window of the trimmed running average in seconds.")
+    var averageWindow: Double = 20
+
+    @Option(help: "Distance model: log-distance, or altbeacon (the AltBeacon library's Nexus 5 curve).")
+    var model: ModelName = .logDistance
+
+    @Option(help: "Path-loss exponent of the log-distance model (2 is free space).")
+    var exponent: Double = 2.8
+
+    @Option(help: "dB added to every reading: this receiver's calibration offset.")
+    var rssiOffset: Double = 0
+
+    @Option(help: "Shortest exit timeout in seconds.")
+    var minExitTimeout: Double = 2
+
+    @Option(help: "Longest exit timeout in seconds.")
+    var maxExitTimeout: Double = 30
+
+    @Option(help: "Seconds between range events per beacon (0: at every sighting).")
+    var rangeInterval: Double = 1
+
+    func validate() throws {
+        guard processNoise > 0, measurementNoise > 0 else { throw ValidationError("--process-noise and --measurement-noise must be positive.") }
+        guard armaCoefficient > 0, armaCoefficient <= 1 else { throw ValidationError("--arma-coefficient must be in (0, 1].") }
+        guard averageWindow > 0 else { throw ValidationError("--average-window must be positive.") }
+        guard exponent > 0 else { throw ValidationError("--exponent must be positive; indoors it is usually between 1.6 and 3.5.") }
+        guard minExitTimeout > 0, maxExitTimeout >= minExitTimeout else {
+            throw ValidationError("--min-exit-timeout must be positive and no larger than --max-exit-timeout.")
+        }
+        guard rangeInterval >= 0 else { throw ValidationError("--range-interval must be 0 or more seconds.") }
+    }
+
+    var configuration: RangingConfiguration {
+        let filterKind: RSSIFilterKind = switch filter {
+        case .kalman: .kalman(processNoise: processNoise, measurementNoise: measurementNoise)
+        case .arma: .arma(coefficient: armaCoefficient)
+        case .trimmed: .trimmedMean(window: averageWindow, trim: 0.1)
+        case .none: .arma(coefficient: 1)
+        }
+        let distanceModel: DistanceModel = switch model {
+        case .logDistance: .logDistance(exponent: exponent)
+        case .altbeacon: .altBeaconCurve(.nexus5)
+        }
+        return RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: rssiOffset,
+                                    presence: PresenceConfiguration(minimumTimeout: minExitTimeout, maximumTimeout: maxExitTimeout),
+                                    rangeInterval: rangeInterval)
+    }
+}

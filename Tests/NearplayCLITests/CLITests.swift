@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// Runs the built `nearplay` executable as a user would.
+@Suite struct CLITests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var executable: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nearplay")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/nearplay")
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            Issue.record("nearplay is not built at \(executable.path): run `swift build` (scripts/test does) before the tests")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ contents: String, suffix: String = ".jsonl") throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-\(UUID().uuidString)\(suffix)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let ad = "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5"
+
+    @Test func replayWritesTheEventFormatAndReportsBadLines() throws {
+        let path = try Self.temporaryFile("""
+        {"nearplay_trace":1,"created":"2026-01-01T00:00:00Z","source":"cli test"}
+        {"t":0.100,"addr":"C0:FF:EE:00:00:01","rssi":-59,"ad":"\(Self.ad)","truth_m":1.0}
+        {"t":0.2,"addr":"C0:FF:EE:00:00:01","rssi":"loud","ad":"\(Self.ad)"}
+        {"t":0.300,"addr":"C0:FF:EE:00:00:01","rssi":-61,"ad":"\(Self.ad)"}
+        """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["replay", "--json", "--range-interval", "0", path])
+        #expect(run.status == 65, "a bad line makes the exit status 65")
+        #expect(run.stderr.contains("\(path):3: field \"rssi\""))
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0] == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59}"#)
+        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"zone":"near","truth_m":1.0}"#))
+        #expect(lines[2].contains(#""event":"range""#) && !lines[2].contains("truth_m"))
+        // The trace ends: the beacon exits at its deadline (last seen + the 30 s initial timeout).
+        #expect(lines[3].hasPrefix(#"{"t":"#) && lines[3].contains(#""event":"exit""#))
+    }
+
+    @Test func replayPrintsATableByDefault() throws {
+        let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["replay", path])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("t  ") || run.stdout.contains("event"))
+        #expect(run.stdout.contains("enter") && run.stdout.contains("range") && run.stdout.contains("exit"))
+    }
+
+    @Test func usageErrorsExit64WithAMessage() throws {
+        let noFiles = try Self.run(["replay"])
+        #expect(noFiles.status == 64)
+        let badOption = try Self.run(["replay", "--exponent=-1", "x.jsonl"])
+        #expect(badOption.status == 64)
+        #expect(badOption.stderr.contains("--exponent must be positive"))
+        let notHex = try Self.run(["decode", "zz"])
+        #expect(notHex.status == 64)
+        #expect(notHex.stderr.contains("not hex"))
+    }
+
+    @Test func missingOrForeignFilesExit65() throws {
+        let missing = try Self.run(["replay", "/nonexistent/trace.jsonl"])
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("/nonexistent/trace.jsonl: no such file"))
+        let path = try Self.temporaryFile("hello\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let foreign = try Self.run(["replay", path])
+        #expect(foreign.status == 65)
+        #expect(foreign.stderr.contains("is not a Nearplay trace or btsnoop capture"))
+    }
+
+    @Test func decodeSaysWhatAFrameIsOrWhyNot() throws {
+        let ok = try Self.run(["decode", Self.ad])
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("iBeacon: UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, major 1, minor 2, measured power -59 dBm"))
+        let short = try Self.run(["decode", "4c000215426c7565436861726d426561636f6e73"])
+        #expect(short.status == 65)
+        #expect(short.stdout.contains("iBeacon frame at byte 4 needs 21 bytes but only 16 remain"))
+        let hci = try Self.run(["decode", "043e2b02010301e1acca3dea0d1f02011a03036ffd17166ffd0d3b4f65584c582160571dd19010d41c2660ee34d1"])
+        #expect(hci.stdout.contains("address 0D:EA:3D:CA:AC:E1 (random), RSSI -47 dBm"))
+        #expect(hci.stdout.contains("Exposure Notification"))
+        let badH4 = try Self.run(["decode", "413e41020103013594efcdd61c19"])
+        #expect(badH4.status == 65)
+        #expect(badH4.stdout.contains("not an HCI LE advertising report event"))
+    }
+
+    @Test func simulateThenEvalRoundTrips() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-sim-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let simulate = try Self.run(["simulate", "--seed", "3", "--loss", "0.33", "-o", path])
+        #expect(simulate.status == 0, "\(simulate.stderr)")
+        let again = try Self.run(["simulate", "--seed", "3", "--loss", "0.33"])
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        // Same seed, same lines (the header's creation time aside).
+        #expect(written.split(separator: "\n").dropFirst() == again.stdout.split(separator: "\n").dropFirst())
+        let eval = try Self.run(["eval", "--json", path])
+        #expect(eval.status == 0, "\(eval.stderr)")
+        let rows = eval.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(rows.map { $0["model"] as? String } == ["nearplay", "altbeacon", "log-distance-n2"])
+        let report = try #require(rows.first?["report"] as? [String: Any])
+        #expect((report["medianAbsoluteError"] as? Double).map { $0 < 2 } == true)
+        #expect((report["presence"] as? [String: Any])?["falseExits"] as? Int == 0)
+    }
+
+    @Test func evalRefusesTracesWithoutTruth() throws {
+        let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["eval", path])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("no line carries truth_m"))
+    }
+}

@@ -1,0 +1,111 @@
+import BeaconFrames
+import Ranging
+import Testing
+
+@Suite struct PresenceTests {
+    static let beacon = BeaconIdentity.iBeacon(uuid: BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!, major: 1, minor: 2)
+    static let address = BluetoothAddress("C0:FF:EE:00:00:01")!
+
+    static func sighting(_ time: Double, rssi: Int? = -65, identity: BeaconIdentity = beacon) -> Sighting {
+        Sighting(identity: identity, measuredPower: -59, rssi: rssi, time: time, address: address)
+    }
+
+    /// Sightings of a beacon advertising every `interval` s from `start` to `end`, losing each
+    /// packet with probability `loss` (deterministic).
+    static func transmissions(interval: Double, from start: Double, to end: Double, loss: Double, seed: UInt64 = 3) -> [Double] {
+        var state = seed
+        var times: [Double] = []
+        var t = start
+        while t <= end {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            if Double(state >> 11) / Double(1 << 53) >= loss { times.append(t) }
+            t += interval
+        }
+        return times
+    }
+
+    @Test func entersAtTheFirstSightingAndRangesAtEach() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        tracker.observe(Self.sighting(1.0), into: &events)
+        tracker.observe(Self.sighting(1.1), into: &events)
+        #expect(events.map(\.kind) == [.enter, .range, .range])
+        #expect(events[0].time == 1.0)
+        #expect(events[1].zone != nil && events[1].distance != nil)
+    }
+
+    @Test func rangeIntervalLimitsRangeEvents() {
+        var tracker = ProximityTracker(configuration: RangingConfiguration(rangeInterval: 1))
+        var events: [ProximityEvent] = []
+        for time in stride(from: 0.0, through: 4.95, by: 0.1) { tracker.observe(Self.sighting(time), into: &events) }
+        #expect(events.filter { $0.kind == .range }.count == 5)
+    }
+
+    /// A 100 ms beacon losing a third of its packets: no false exit in 10 minutes, and once it
+    /// stops, an exit well before AltBeacon's 10 s.
+    @Test func thirdOfPacketsLostGivesNoFalseExitAndAPromptRealOne() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        let times = Self.transmissions(interval: 0.1, from: 0, to: 600, loss: 1.0 / 3)
+        for time in times { tracker.observe(Self.sighting(time), into: &events) }
+        #expect(events.filter { $0.kind == .exit }.isEmpty)
+        tracker.advance(to: 700, into: &events)
+        let exit = events.last { $0.kind == .exit }
+        let latency = (exit?.time ?? .infinity) - (times.last ?? 0)
+        #expect(latency <= 2.5, "exit came \(latency) s after the last packet")
+        #expect(latency >= 1.5)
+    }
+
+    @Test func exitTimeoutAdaptsToASlowBeaconWithinBounds() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        // A beacon heard every 10 s (the NIST recordings): no false exits over an hour.
+        for time in stride(from: 0.0, through: 3600, by: 10) { tracker.observe(Self.sighting(time), into: &events) }
+        #expect(events.filter { $0.kind == .exit }.isEmpty)
+        #expect(tracker.track(Self.beacon)?.exitTimeout == 30)
+        tracker.finish(into: &events)
+        #expect(events.last?.kind == .exit)
+        #expect(events.last?.time == 3630)
+    }
+
+    @Test func exitCarriesTheMomentTheSilencePassedTheTimeout() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        for time in stride(from: 0.0, through: 5, by: 0.1) { tracker.observe(Self.sighting(time), into: &events) }
+        let other = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 1, low: 2), major: 0, minor: 0)
+        tracker.observe(Self.sighting(60, identity: other), into: &events)
+        let exit = events.first { $0.kind == .exit }
+        #expect(exit?.identity == Self.beacon)
+        #expect(abs((exit?.time ?? 0) - 7.0) < 0.01)
+        // The exit is written before the other beacon's enter.
+        #expect(events.suffix(3).map(\.kind) == [.exit, .enter, .range])
+    }
+
+    @Test func impossibleReadingsAreDroppedAndCountedButStillShowPresence() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        tracker.observe(Self.sighting(0, rssi: -60), into: &events)
+        for (i, rssi) in [0, 5, -128, 127, nil].enumerated() {
+            tracker.observe(Self.sighting(Double(i + 1) * 0.1, rssi: rssi), into: &events)
+        }
+        #expect(tracker.droppedReadings == 5)
+        #expect(events.filter { $0.kind == .range }.count == 1)
+        #expect(tracker.track(Self.beacon)?.lastSeen == 0.5)
+        #expect(tracker.track(Self.beacon)?.filteredRSSI == -60)
+    }
+
+    @Test func tracksTenThousandBeaconsAndExpiresThemAll() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        for i in 0..<10_000 {
+            let identity = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 7, low: 7), major: UInt16(i / 100), minor: UInt16(i % 100))
+            tracker.observe(Self.sighting(Double(i) * 0.001, identity: identity), into: &events)
+        }
+        #expect(tracker.count == 10_000)
+        tracker.finish(into: &events)
+        #expect(tracker.count == 0)
+        #expect(events.filter { $0.kind == .exit }.count == 10_000)
+        let exitTimes = events.filter { $0.kind == .exit }.map(\.time)
+        #expect(exitTimes == exitTimes.sorted(), "exits come out in time order")
+    }
+}
