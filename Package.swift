@@ -24,7 +24,7 @@ let package = Package(
         ),
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [

@@ -20,31 +20,23 @@ public struct ReplayScanner: Scanner {
         self.pacing = pacing
     }
 
-    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
-        let recording = self.recording
-        let pacing = self.pacing
-        let (stream, continuation) = AsyncThrowingStream<Advertisement, any Error>.makeStream()
-        let task = Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            var firstTime: Double?
-            for advertisement in recording() {
-                if Task.isCancelled { break }
-                if case .recorded(let speed) = pacing, speed > 0 {
-                    let origin = firstTime ?? advertisement.time
-                    firstTime = origin
-                    let offset = max(0, advertisement.time - origin) / speed
-                    do {
-                        try await clock.sleep(until: start + .seconds(offset))
-                    } catch {
-                        break
-                    }
+    public func scan(_ receive: (Advertisement) async -> Void) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var firstTime: Double?
+        for advertisement in recording() {
+            if Task.isCancelled { return }
+            if case .recorded(let speed) = pacing, speed > 0 {
+                let origin = firstTime ?? advertisement.time
+                firstTime = origin
+                let offset = max(0, advertisement.time - origin) / speed
+                do {
+                    try await clock.sleep(until: start + .seconds(offset))
+                } catch {
+                    return
                 }
-                continuation.yield(advertisement)
             }
-            continuation.finish()
+            await receive(advertisement)
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 }

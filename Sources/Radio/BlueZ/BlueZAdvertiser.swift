@@ -11,11 +11,15 @@ public struct BlueZAdvertiser: Advertiser {
     /// `hci0` and so on; nil takes the first powered adapter.
     public var adapterName: String?
     public var logger: Logger
+    /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
+    public var busAddress: String?
     /// Where the advertisement object is served on our connection.
     public static let objectPath: DBusObjectPath = "/org/nearplay/advertisement0"
 
-    public init(adapterName: String? = nil, logger: Logger = Logger(label: "nearplay.radio.bluez")) {
+    public init(adapterName: String? = nil, busAddress: String? = nil,
+                logger: Logger = Logger(label: "nearplay.radio.bluez")) {
         self.adapterName = adapterName
+        self.busAddress = busAddress
         self.logger = logger
     }
 
@@ -23,7 +27,7 @@ public struct BlueZAdvertiser: Advertiser {
         var backoff = Backoff()
         while !Task.isCancelled {
             do {
-                let session = try await BlueZSession.open()
+                let session = try await BlueZSession.open(address: busAddress)
                 backoff.reset()
                 var run = AdvertiseRun(advertiser: self, session: session, payload: payload)
                 try await run.serve()
@@ -123,8 +127,11 @@ private struct AdvertiseRun {
                 objects = try await session.loadObjects()
                 try await reconcile(events: events)
             }
-        case .interfacesAdded(_, let interfaces):
+        case .interfacesAdded(let path, let interfaces):
             if interfaces.contains(BlueZ.adapterInterface) || interfaces.contains(BlueZ.advertisingManagerInterface) {
+                if !objects.has(path, interface: BlueZ.advertisingManagerInterface) {
+                    await readAdvertisingManager(at: path)
+                }
                 try await reconcile(events: events)
             }
         case .interfacesRemoved(let path, let interfaces):
@@ -145,6 +152,17 @@ private struct AdvertiseRun {
         case .irrelevant:
             break
         }
+    }
+
+    /// Some bluetoothd builds (and the test mock) announce an adapter before, or without, its
+    /// LEAdvertisingManager1; ask for it directly. An adapter that has none simply stays without.
+    private mutating func readAdvertisingManager(at path: DBusObjectPath) async {
+        guard let reply = try? await session.connection.call(
+            destination: BlueZ.service, path: path, interface: BlueZ.propertiesInterface, member: BlueZ.Method.getAll,
+            body: [.string(BlueZ.advertisingManagerInterface)], timeout: .seconds(5)),
+            let properties = reply.first?.stringKeyedValue
+        else { return }
+        objects.set(path, interface: BlueZ.advertisingManagerInterface, properties: properties)
     }
 
     private mutating func reconcile(events: AsyncStream<Event>.Continuation) async throws {

@@ -23,6 +23,7 @@ enum BlueZ {
         static let registerAdvertisement = "RegisterAdvertisement"
         static let unregisterAdvertisement = "UnregisterAdvertisement"
         static let release = "Release"
+        static let getAll = "GetAll"
     }
 
     enum Signal {

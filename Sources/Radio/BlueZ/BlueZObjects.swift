@@ -77,6 +77,15 @@ struct BlueZObjects: Sendable {
         }
     }
 
+    /// Records the properties of one interface, read separately.
+    mutating func set(_ path: DBusObjectPath, interface: String, properties: [String: DBusValue]) {
+        objects[path, default: [:]][interface] = properties
+    }
+
+    func has(_ path: DBusObjectPath, interface: String) -> Bool {
+        objects[path]?[interface] != nil
+    }
+
     var adapters: [BlueZAdapter] {
         objects.compactMap { BlueZAdapter(path: $0.key, interfaces: $0.value) }
     }

@@ -15,46 +15,36 @@ public struct BlueZScanner: Scanner {
     /// its clients, so every update is checked against ours again.
     public var rssiThreshold: Int
     public var logger: Logger
+    /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
+    public var busAddress: String?
 
-    public init(adapterName: String? = nil, rssiThreshold: Int = -110,
+    public init(adapterName: String? = nil, rssiThreshold: Int = -110, busAddress: String? = nil,
                 logger: Logger = Logger(label: "nearplay.radio.bluez")) {
         self.adapterName = adapterName
+        self.busAddress = busAddress
         self.rssiThreshold = max(-127, min(20, rssiThreshold))
         self.logger = logger
     }
 
-    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Advertisement, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(65_536))
-        let scanner = self
-        let task = Task {
-            await scanner.run(continuation)
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
-    }
-
-    private func run(_ output: AsyncThrowingStream<Advertisement, any Error>.Continuation) async {
+    public func scan(_ receive: (Advertisement) async -> Void) async throws {
         let start = ContinuousClock.now
         var backoff = Backoff()
         while !Task.isCancelled {
             do {
-                let session = try await BlueZSession.open()
+                let session = try await BlueZSession.open(address: busAddress)
                 backoff.reset()
-                var run = ScanRun(scanner: self, session: session, start: start, output: output)
-                try await run.serve()
+                var run = ScanRun(scanner: self, session: session, start: start)
+                try await run.serve(receive)
             } catch is CancellationError {
-                break
-            } catch let error as RadioError {
-                output.finish(throwing: error)
                 return
+            } catch let error as RadioError {
+                throw error
             } catch {
-                if Task.isCancelled { break }
+                if Task.isCancelled { return }
                 logger.warning("Lost the system bus (\(error)); reconnecting in \(backoff.delay).")
             }
-            do { try await backoff.wait() } catch { break }
+            do { try await backoff.wait() } catch { return }
         }
-        output.finish()
     }
 }
 
@@ -63,7 +53,6 @@ private struct ScanRun {
     let scanner: BlueZScanner
     let session: BlueZSession
     let start: ContinuousClock.Instant
-    let output: AsyncThrowingStream<Advertisement, any Error>.Continuation
     var objects = BlueZObjects()
     /// The adapter we started discovery on, while it runs.
     var discoveringOn: DBusObjectPath?
@@ -72,22 +61,20 @@ private struct ScanRun {
 
     var logger: Logger { scanner.logger }
 
-    init(scanner: BlueZScanner, session: BlueZSession, start: ContinuousClock.Instant,
-         output: AsyncThrowingStream<Advertisement, any Error>.Continuation) {
+    init(scanner: BlueZScanner, session: BlueZSession, start: ContinuousClock.Instant) {
         self.scanner = scanner
         self.session = session
         self.start = start
-        self.output = output
     }
 
     /// Runs until the connection drops (throws) or the task is cancelled (stops discovery, returns).
-    mutating func serve() async throws {
+    mutating func serve(_ receive: (Advertisement) async -> Void) async throws {
         defer { session.close() }
         objects = try await session.loadObjects()
-        try await reconcile()
+        for advertisement in try await reconcile() { await receive(advertisement) }
         do {
             for try await signal in session.signals {
-                try await handle(signal)
+                for advertisement in try await handle(signal) { await receive(advertisement) }
             }
         } catch let error as DBusError where !Task.isCancelled {
             throw error
@@ -99,45 +86,48 @@ private struct ScanRun {
         throw DBusError.disconnected("the bus connection closed")
     }
 
-    private mutating func handle(_ signal: DBusMessage) async throws {
+    /// Applies one signal; returns the advertisements it brought.
+    private mutating func handle(_ signal: DBusMessage) async throws -> [Advertisement] {
         switch objects.apply(signal) {
         case .ownerChanged(let owner):
             discoveringOn = nil
             if owner == nil {
                 notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
-            } else {
-                objects = try await session.loadObjects()
-                try await reconcile()
+                return []
             }
+            objects = try await session.loadObjects()
+            return try await reconcile()
         case .interfacesAdded(let path, let interfaces):
             if interfaces.contains(BlueZ.deviceInterface) {
-                emit(path)
-            } else if interfaces.contains(BlueZ.adapterInterface) {
-                try await reconcile()
+                return advertisement(from: path).map { [$0] } ?? []
             }
+            if interfaces.contains(BlueZ.adapterInterface) { return try await reconcile() }
+            return []
         case .interfacesRemoved(let path, let interfaces):
-            if interfaces.contains(BlueZ.adapterInterface) {
-                if path == discoveringOn {
-                    discoveringOn = nil
-                    logger.notice("Bluetooth adapter \(path.lastElement) was removed.")
-                }
-                try await reconcile()
+            guard interfaces.contains(BlueZ.adapterInterface) else { return [] }
+            if path == discoveringOn {
+                discoveringOn = nil
+                logger.notice("Bluetooth adapter \(path.lastElement) was removed.")
             }
+            return try await reconcile()
         case .propertiesChanged(let path, let interface, let names):
             if interface == BlueZ.deviceInterface {
-                if !names.isDisjoint(with: BlueZDevice.advertisementProperties) { emit(path) }
-            } else if interface == BlueZ.adapterInterface,
-                      names.contains(BlueZ.Property.powered) || names.contains(BlueZ.Property.discovering)
-            {
-                try await adapterChanged(path)
+                guard !names.isDisjoint(with: BlueZDevice.advertisementProperties) else { return [] }
+                return advertisement(from: path).map { [$0] } ?? []
             }
+            if interface == BlueZ.adapterInterface,
+               names.contains(BlueZ.Property.powered) || names.contains(BlueZ.Property.discovering)
+            {
+                return try await adapterChanged(path)
+            }
+            return []
         case .irrelevant:
-            break
+            return []
         }
     }
 
-    private mutating func adapterChanged(_ path: DBusObjectPath) async throws {
-        guard let adapter = objects.adapter(at: path) else { return }
+    private mutating func adapterChanged(_ path: DBusObjectPath) async throws -> [Advertisement] {
+        guard let adapter = objects.adapter(at: path) else { return [] }
         if path == discoveringOn {
             if !adapter.powered {
                 discoveringOn = nil
@@ -147,23 +137,24 @@ private struct ScanRun {
                 discoveringOn = nil
             }
         }
-        try await reconcile()
+        return try await reconcile()
     }
 
     /// Brings discovery to where it should be: running on the chosen adapter when it is powered.
-    private mutating func reconcile() async throws {
-        guard discoveringOn == nil else { return }
+    /// Returns the advertisements of devices already known when discovery starts.
+    private mutating func reconcile() async throws -> [Advertisement] {
+        guard discoveringOn == nil else { return [] }
         guard let adapter = BlueZAdapter.choose(from: objects.adapters, named: scanner.adapterName) else {
             if let name = scanner.adapterName {
                 notice("Bluetooth adapter \(name) not found; waiting for it (see `nearplay adapters`).")
             } else {
                 notice("No Bluetooth adapter found; waiting for one to appear.")
             }
-            return
+            return []
         }
         guard adapter.powered else {
             notice("Bluetooth adapter \(adapter.name) is powered off: run `bluetoothctl power on`. Waiting for it.")
-            return
+            return []
         }
         do {
             try await session.call(adapter.path, BlueZ.adapterInterface, BlueZ.Method.setDiscoveryFilter, [
@@ -185,25 +176,27 @@ private struct ScanRun {
             if error.isDisconnection { throw error }
             // NotReady (being powered off), Failed (controller busy): wait for the next change.
             notice("Bluetooth adapter \(adapter.name) refused to start discovery (\(error)); waiting for it to change.")
-            return
+            return []
         }
         discoveringOn = adapter.path
         notice("Scanning with Bluetooth adapter \(adapter.name) (\(adapter.address)).")
-        for device in objects.devices(on: adapter.path) { emit(device.path) }
+        return objects.devices(on: adapter.path).compactMap { advertisement(from: $0.path) }
     }
 
-    private func emit(_ path: DBusObjectPath) {
+    /// The advertisement a device's current properties describe, when it is on our adapter and
+    /// passes our own filter.
+    private func advertisement(from path: DBusObjectPath) -> Advertisement? {
         guard let discoveringOn, let device = objects.device(at: path),
               device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
               let address = device.address, let rssi = device.rssi, rssi >= scanner.rssiThreshold
-        else { return }
+        else { return nil }
         if !device.problems.isEmpty {
             logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
         }
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        output.yield(Advertisement(time: seconds, address: address, addressType: device.addressType,
-                                   rssi: rssi, data: device.advertisingData))
+        return Advertisement(time: seconds, address: address, addressType: device.addressType,
+                             rssi: rssi, data: device.advertisingData)
     }
 
     private func stopDiscovery() async {

@@ -6,8 +6,13 @@ struct BlueZSession: Sendable {
     let connection: DBusConnection
     let signals: AsyncThrowingStream<DBusMessage, any Error>
 
-    static func open(timeout: Duration = .seconds(10)) async throws -> BlueZSession {
-        let connection = try await DBusConnection.system()
+    /// Connects to the bus at `address`, or the system bus when nil.
+    static func open(address: String?) async throws -> BlueZSession {
+        let connection = if let address {
+            try await DBusConnection.connect(address: address)
+        } else {
+            try await DBusConnection.system()
+        }
         do {
             let signals = try await connection.signals(matching: BlueZ.matchRules)
             return BlueZSession(connection: connection, signals: signals)
@@ -60,8 +65,9 @@ struct Backoff {
 
 /// Lists the adapters bluetoothd knows, with their advertising capacity.
 public enum BlueZAdapters {
-    public static func list() async throws -> [BlueZAdapter] {
-        let session = try await BlueZSession.open()
+    /// `busAddress`: the bus bluetoothd is on; nil for the system bus.
+    public static func list(busAddress: String? = nil) async throws -> [BlueZAdapter] {
+        let session = try await BlueZSession.open(address: busAddress)
         defer { session.close() }
         guard try await session.connection.nameOwner(of: BlueZ.service) != nil else {
             throw RadioError(.adapterUnusable,
