@@ -6,7 +6,7 @@ import Foundation
 public final class BlueZMock: @unchecked Sendable {
     public let bus: PrivateBus
     private var process: Process?
-    private let control: DBusConnection
+    private var control: DBusConnection
 
     public static let mockInterface = "org.bluez.Mock"
 
@@ -31,6 +31,14 @@ public final class BlueZMock: @unchecked Sendable {
             throw TestEnvironmentError("no Python venv with python-dbusmock at \(venv): run scripts/bootstrap")
         }
         return python
+    }
+
+    /// After the bus itself restarted: a new control connection, then a new mock.
+    public func restartOnNewBus() async throws {
+        kill()
+        control.close()
+        control = try await bus.connect()
+        try await start()
     }
 
     /// Starts (or restarts) the mock process; a new mock has no adapters.

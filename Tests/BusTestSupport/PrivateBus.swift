@@ -7,7 +7,9 @@ public final class PrivateBus: @unchecked Sendable {
     /// The address clients connect to, e.g. `unix:path=/tmp/…/bus`.
     public let address: String
     public let directory: URL
-    private let daemon: Process
+    private var daemon: Process
+    private let socket: String
+    private let config: URL
 
     /// Starts the daemon and waits until it accepts connections.
     public init() throws {
@@ -17,8 +19,8 @@ public final class PrivateBus: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("nearplay-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let socket = directory.appendingPathComponent("bus").path
-        let config = directory.appendingPathComponent("bus.conf")
+        socket = directory.appendingPathComponent("bus").path
+        config = directory.appendingPathComponent("bus.conf")
         try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -35,6 +37,11 @@ public final class PrivateBus: @unchecked Sendable {
             """.write(to: config, atomically: true, encoding: .utf8)
         address = "unix:path=\(socket)"
         daemon = Process()
+        try launch(executable)
+    }
+
+    private func launch(_ executable: String) throws {
+        daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: executable)
         daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile"]
         daemon.standardOutput = FileHandle.nullDevice
@@ -49,6 +56,19 @@ public final class PrivateBus: @unchecked Sendable {
             }
             usleep(10_000)
         }
+    }
+
+    /// Kills the daemon, dropping every connection, and starts a new one at the same address.
+    public func restart() throws {
+        guard let executable = findExecutable("dbus-daemon") else {
+            throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
+        }
+        if daemon.isRunning {
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: socket)
+        try launch(executable)
     }
 
     deinit { stop() }

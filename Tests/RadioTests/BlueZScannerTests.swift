@@ -111,6 +111,30 @@ import Testing
         await probe.stop()
     }
 
+    @Test func reconnectsWhenTheBusConnectionIsLost() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let probe = ScanProbe(BlueZScanner(busAddress: bluez.address))
+        let path = try await bluez.mock.addDevice(Beacons.firstAddress)
+        try await bluez.mock.advertise(path, rssi: -60, manufacturerData: [Self.apple: Beacons.first.manufacturerData])
+        #expect(await probe.first { $0.rssi == -60 } != nil)
+
+        try bluez.bus.restart()
+        try await bluez.mock.restartOnNewBus()
+        try await bluez.mock.addAdapter("hci0")
+        let again = try await bluez.mock.addDevice(Beacons.firstAddress)
+        let before = probe.all.count
+        let restarted = ContinuousClock.now
+        var seen: Advertisement?
+        while seen == nil, restarted.duration(to: .now) < .seconds(5) {
+            try await bluez.mock.advertise(again, rssi: -47, manufacturerData: [Self.apple: Beacons.first.manufacturerData])
+            seen = await probe.first(after: before, within: .milliseconds(200)) { $0.rssi == -47 }
+        }
+        #expect(seen != nil, "scanning resumed on the new bus connection")
+        #expect(probe.error == nil)
+        await probe.stop()
+    }
+
     @Test func resumesScanningWhenTheAdapterIsRemovedAndAddedAgain() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
