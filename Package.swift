@@ -24,11 +24,16 @@ let package = Package(
         ),
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .executableTarget(
+            name: "nearplay-dbus-bench",
+            dependencies: ["DBus", "Radio", "BusTestSupport"],
+            path: "Benchmarks/DBusThroughput"
+        ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces",
+                "BeaconFrames", "Ranging", "Traces", "Radio", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -33,15 +33,26 @@ public struct DBusObjectPath: Sendable, Hashable, Comparable, CustomStringConver
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static func isValid(_ text: String) -> Bool {
-        if text == "/" { return true }
-        guard text.hasPrefix("/"), !text.hasSuffix("/") else { return false }
-        let elements = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        return elements.allSatisfy { element in
-            !element.isEmpty && element.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
+        // One pass: "/" alone, or "/element(/element)*" with elements of [A-Za-z0-9_].
+        var previousWasSlash = false
+        for (index, byte) in text.utf8.enumerated() {
+            if byte == 0x2F {  // "/"
+                if previousWasSlash && index > 0 { return false }
+                previousWasSlash = true
+            } else {
+                guard index > 0 else { return false }
+                guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
                     || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+                else { return false }
+                previousWasSlash = false
             }
         }
+        return text == "/" || (!text.isEmpty && !previousWasSlash)
+    }
+
+    /// For paths libdbus has already validated (every received message is).
+    init(validated rawValue: String) {
+        self.rawValue = rawValue
     }
 }
 

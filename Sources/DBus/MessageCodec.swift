@@ -53,7 +53,7 @@ enum MessageCodec {
         message.serial = dbus_message_get_serial(raw)
         let replySerial = dbus_message_get_reply_serial(raw)
         message.replySerial = replySerial == 0 ? nil : replySerial
-        message.path = dbus_message_get_path(raw).flatMap { DBusObjectPath(String(cString: $0)) }
+        message.path = dbus_message_get_path(raw).map { DBusObjectPath(validated: String(cString: $0)) }
         message.interface = dbus_message_get_interface(raw).map { String(cString: $0) }
         message.member = dbus_message_get_member(raw).map { String(cString: $0) }
         message.errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
@@ -276,11 +276,8 @@ enum MessageCodec {
         case TypeCode.double: return .double(readBasic(&iter, Double(0)))
         case TypeCode.string: return .string(readString(&iter))
         case TypeCode.objectPath:
-            let text = readString(&iter)
-            guard let path = DBusObjectPath(text) else {
-                throw DBusError.invalidArguments("received an invalid object path “\(text)”")
-            }
-            return .objectPath(path)
+            // libdbus validated the message on receipt.
+            return .objectPath(DBusObjectPath(validated: readString(&iter)))
         case TypeCode.signature: return .signature(DBusSignature(unchecked: readString(&iter)))
         case TypeCode.array: return try readArray(&iter)
         case TypeCode.structure:
@@ -318,13 +315,9 @@ enum MessageCodec {
             let buffer = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(count))
             return .bytes(Array(buffer))
         }
-        let arraySignature = currentSignature(&iter)
-        let element = String(arraySignature.dropFirst())
+        // Element types come from the first element; only an empty array needs libdbus to spell
+        // its signature (which costs an allocation).
         if elementType == TypeCode.dictEntry {
-            // element is "{kv…}": one basic key code, then the value's complete type.
-            let inner = element.dropFirst().dropLast()
-            let key = String(inner.prefix(1))
-            let value = String(inner.dropFirst())
             var entries: [DBusDictionaryEntry] = []
             while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
                 var entryIter = DBusMessageIter()
@@ -336,14 +329,21 @@ enum MessageCodec {
                 entries.append(DBusDictionaryEntry(entryKey, try read(&entryIter)))
                 dbus_message_iter_next(&sub)
             }
-            return .dictionary(key: DBusSignature(unchecked: key), value: DBusSignature(unchecked: value), entries)
+            if let first = entries.first {
+                return .dictionary(key: first.key.signature, value: first.value.signature, entries)
+            }
+            // "a{kv…}": one basic key code, then the value's complete type.
+            let inner = currentSignature(&iter).dropFirst(2).dropLast()
+            return .dictionary(key: DBusSignature(unchecked: String(inner.prefix(1))),
+                               value: DBusSignature(unchecked: String(inner.dropFirst())), entries)
         }
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
             values.append(try read(&sub))
             dbus_message_iter_next(&sub)
         }
-        return .array(element: DBusSignature(unchecked: element), values)
+        let element = values.first?.signature ?? DBusSignature(unchecked: String(currentSignature(&iter).dropFirst()))
+        return .array(element: element, values)
     }
 
     private static func readBasic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {

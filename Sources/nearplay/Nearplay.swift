@@ -10,6 +10,10 @@ struct Nearplay: AsyncParsableCommand {
             EvalCommand.self,
             SimulateCommand.self,
             DecodeCommand.self,
+            AdaptersCommand.self,
+            ScanCommand.self,
+            AdvertiseCommand.self,
+            RecordCommand.self,
         ]
     )
 }

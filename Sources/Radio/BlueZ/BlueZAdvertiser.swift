@@ -141,8 +141,10 @@ private struct AdvertiseRun {
                 registeredOn = nil
                 try await reconcile(events: events)
             }
-        case .propertiesChanged(let path, let interface, let names):
-            if interface == BlueZ.adapterInterface, names.contains(BlueZ.Property.powered) {
+        case .propertiesChanged(let path, let interface, let changed, let invalidated):
+            if interface == BlueZ.adapterInterface,
+               changed[BlueZ.Property.powered] != nil || invalidated.contains(BlueZ.Property.powered)
+            {
                 if path == registeredOn, objects.adapter(at: path)?.powered == false {
                     // bluetoothd keeps the registration over a power cycle; we only report it.
                     notice("Bluetooth adapter \(path.lastElement) was powered off; advertising resumes when it is back on.")

@@ -25,13 +25,21 @@ struct BlueZDevice: Sendable, Hashable {
 
     init(path: DBusObjectPath, properties: [String: DBusValue]) {
         self.path = path
-        adapter = properties[BlueZ.Property.adapter]?.objectPathValue
+        update(properties)
+    }
+
+    /// Takes the properties present in `properties` (all of them at creation, the changed ones
+    /// from PropertiesChanged) and leaves the others as they were.
+    mutating func update(_ properties: [String: DBusValue]) {
+        if let value = properties[BlueZ.Property.adapter] { adapter = value.objectPathValue }
         if let text = properties[BlueZ.Property.address]?.stringValue {
             address = BluetoothAddress(text)
             if address == nil { problems.append("Address “\(text)” is not a Bluetooth address") }
         }
-        addressType = properties[BlueZ.Property.addressType]?.stringValue.flatMap(AddressType.init(rawValue:))
-        rssi = properties[BlueZ.Property.rssi]?.intValue
+        if let value = properties[BlueZ.Property.addressType] {
+            addressType = value.stringValue.flatMap(AddressType.init(rawValue:))
+        }
+        if let value = properties[BlueZ.Property.rssi] { rssi = value.intValue }
         if let value = properties[BlueZ.Property.manufacturerData] {
             manufacturerData = decodeMap(value, key: BlueZ.Property.manufacturerData) { $0.intValue.flatMap(UInt16.init(exactly:)) }
         }
@@ -43,6 +51,20 @@ struct BlueZDevice: Sendable, Hashable {
         }
         if let value = properties[BlueZ.Property.advertisingFlags] {
             if let bytes = value.bytesValue { flags = bytes } else { problems.append("AdvertisingFlags has type \(value.signature)") }
+        }
+    }
+
+    /// Forgets properties BlueZ invalidated (RSSI when a device is no longer in range, say).
+    mutating func invalidate(_ names: [String]) {
+        for name in names {
+            switch name {
+            case BlueZ.Property.rssi: rssi = nil
+            case BlueZ.Property.manufacturerData: manufacturerData = [:]
+            case BlueZ.Property.serviceData: serviceData = [:]
+            case BlueZ.Property.advertisingData: otherData = [:]
+            case BlueZ.Property.advertisingFlags: flags = []
+            default: break
+            }
         }
     }
 

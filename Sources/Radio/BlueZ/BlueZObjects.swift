@@ -12,7 +12,7 @@ struct BlueZObjects: Sendable {
         case ownerChanged(String?)
         case interfacesAdded(DBusObjectPath, Set<String>)
         case interfacesRemoved(DBusObjectPath, Set<String>)
-        case propertiesChanged(DBusObjectPath, interface: String, names: Set<String>)
+        case propertiesChanged(DBusObjectPath, interface: String, changed: [String: DBusValue], invalidated: [String])
         case irrelevant
     }
 
@@ -71,7 +71,7 @@ struct BlueZObjects: Sendable {
             objects[path]?[interface]?.merge(changed) { _, new in new }
             let invalidated = (signal.body[2].arrayValue ?? []).compactMap(\.stringValue)
             for name in invalidated { objects[path]?[interface]?[name] = nil }
-            return .propertiesChanged(path, interface: interface, names: Set(changed.keys).union(invalidated))
+            return .propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated)
         default:
             return .irrelevant
         }

@@ -54,6 +54,9 @@ private struct ScanRun {
     let session: BlueZSession
     let start: ContinuousClock.Instant
     var objects = BlueZObjects()
+    /// Decoded devices, kept up to date from PropertiesChanged so an update costs only what
+    /// changed (the hot path: one signal per advertisement received).
+    var devices: [DBusObjectPath: BlueZDevice] = [:]
     /// The adapter we started discovery on, while it runs.
     var discoveringOn: DBusObjectPath?
     /// The last state reported to the user, so each is said once.
@@ -88,35 +91,45 @@ private struct ScanRun {
 
     /// Applies one signal; returns the advertisements it brought.
     private mutating func handle(_ signal: DBusMessage) async throws -> [Advertisement] {
-        switch objects.apply(signal) {
+        let change = objects.apply(signal)
+        switch change {
         case .ownerChanged(let owner):
             discoveringOn = nil
+            devices.removeAll()
             if owner == nil {
                 notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
                 return []
             }
             objects = try await session.loadObjects()
+            devices.removeAll()
             return try await reconcile()
         case .interfacesAdded(let path, let interfaces):
+            devices[path] = nil
             if interfaces.contains(BlueZ.deviceInterface) {
                 return advertisement(from: path).map { [$0] } ?? []
             }
             if interfaces.contains(BlueZ.adapterInterface) { return try await reconcile() }
             return []
         case .interfacesRemoved(let path, let interfaces):
+            devices = devices.filter { !$0.key.isDescendant(of: path) }
             guard interfaces.contains(BlueZ.adapterInterface) else { return [] }
             if path == discoveringOn {
                 discoveringOn = nil
                 logger.notice("Bluetooth adapter \(path.lastElement) was removed.")
             }
             return try await reconcile()
-        case .propertiesChanged(let path, let interface, let names):
+        case .propertiesChanged(let path, let interface, let changed, let invalidated):
             if interface == BlueZ.deviceInterface {
-                guard !names.isDisjoint(with: BlueZDevice.advertisementProperties) else { return [] }
+                if devices[path] != nil {
+                    devices[path]!.update(changed)
+                    devices[path]!.invalidate(invalidated)
+                }
+                guard changed.keys.contains(where: BlueZDevice.advertisementProperties.contains) else { return [] }
                 return advertisement(from: path).map { [$0] } ?? []
             }
+            let adapterNames = [BlueZ.Property.powered, BlueZ.Property.discovering]
             if interface == BlueZ.adapterInterface,
-               names.contains(BlueZ.Property.powered) || names.contains(BlueZ.Property.discovering)
+               adapterNames.contains(where: { changed[$0] != nil || invalidated.contains($0) })
             {
                 return try await adapterChanged(path)
             }
@@ -180,18 +193,20 @@ private struct ScanRun {
         }
         discoveringOn = adapter.path
         notice("Scanning with Bluetooth adapter \(adapter.name) (\(adapter.address)).")
-        return objects.devices(on: adapter.path).compactMap { advertisement(from: $0.path) }
+        return objects.devices(on: adapter.path).compactMap { device in advertisement(from: device.path) }
     }
 
     /// The advertisement a device's current properties describe, when it is on our adapter and
     /// passes our own filter.
-    private func advertisement(from path: DBusObjectPath) -> Advertisement? {
-        guard let discoveringOn, let device = objects.device(at: path),
+    private mutating func advertisement(from path: DBusObjectPath) -> Advertisement? {
+        if devices[path] == nil { devices[path] = objects.device(at: path) }
+        guard let discoveringOn, let device = devices[path],
               device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
               let address = device.address, let rssi = device.rssi, rssi >= scanner.rssiThreshold
         else { return nil }
         if !device.problems.isEmpty {
             logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
+            devices[path]?.problems.removeAll()
         }
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
