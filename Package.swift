@@ -1,11 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The per-advertisement path crosses BeaconFrames and Ranging: let release builds inline across them.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "Nearplay",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nearplay", targets: ["nearplay"]),
+        .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -13,9 +17,15 @@ let package = Package(
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
-        .target(name: "BeaconFrames"),
-        .target(name: "Ranging", dependencies: ["BeaconFrames"]),
+        .target(name: "BeaconFrames", swiftSettings: hotPath),
+        .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(
+            name: "Sensors",
+            dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Minigames", dependencies: ["Sensors"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
@@ -33,14 +43,27 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Radio", "DBus",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "NearplayBenchmarks",
+            dependencies: ["BeaconFrames", "Ranging"],
+            path: "Benchmarks/PathBenchmark"
+        ),
+        .executableTarget(
+            name: "SensorsBenchmark",
+            dependencies: ["Sensors", "Minigames"],
+            path: "Benchmarks/SensorsBenchmark"
         ),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
     ]
 )

@@ -11,11 +11,11 @@ public struct Advertisement: Sendable, Hashable {
     public var rssi: Int?
     /// The advertising data: AD structures as sent over the air, no header.
     public var data: [UInt8]
-    /// The receiver's name, when a trace holds several receivers.
-    public var receiver: String?
+    /// The receiver, when a trace holds several.
+    public var receiver: Receiver?
 
     public init(time: Double, address: BluetoothAddress, addressType: AddressType? = nil,
-                rssi: Int?, data: [UInt8], receiver: String? = nil) {
+                rssi: Int?, data: [UInt8], receiver: Receiver? = nil) {
         self.time = time
         self.address = address
         self.addressType = addressType

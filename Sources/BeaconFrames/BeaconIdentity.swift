@@ -37,4 +37,18 @@ public enum BeaconIdentity: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+
+    /// One word that mixes every field, so hashing an identity costs one `combine`.
+    public var hashWord: UInt64 {
+        switch self {
+        case let .iBeacon(uuid, major, minor):
+            uuid.high ^ (uuid.low &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(major) << 16 | UInt64(minor)) ^ 0x1
+        case let .altBeacon(id1, id2, id3):
+            id1.high ^ (id1.low &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(id2) << 16 | UInt64(id3)) ^ 0x2
+        case let .eddystone(id):
+            id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15) ^ 0x3
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(hashWord) }
 }

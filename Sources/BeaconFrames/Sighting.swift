@@ -9,10 +9,10 @@ public struct Sighting: Sendable, Hashable {
     /// Seconds, on the clock of the advertisement's source.
     public var time: Double
     public var address: BluetoothAddress
-    public var receiver: String?
+    public var receiver: Receiver?
 
     public init(identity: BeaconIdentity, measuredPower: Int?, rssi: Int?, time: Double,
-                address: BluetoothAddress, receiver: String? = nil) {
+                address: BluetoothAddress, receiver: Receiver? = nil) {
         self.identity = identity
         self.measuredPower = measuredPower
         self.rssi = rssi
@@ -71,11 +71,12 @@ public struct Sighting: Sendable, Hashable {
         UInt16(b[at]) << 8 | UInt16(b[at + 1])
     }
 
+    /// 16 bytes at `at`, big-endian, as two unaligned 64-bit loads. The caller has checked that
+    /// `at + 16 <= b.count`.
     @inline(__always)
     private static func uuid(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) -> BeaconUUID {
-        var high: UInt64 = 0, low: UInt64 = 0
-        for k in 0..<8 { high = high << 8 | UInt64(b[at + k]) }
-        for k in 8..<16 { low = low << 8 | UInt64(b[at + k]) }
-        return BeaconUUID(high: high, low: low)
+        let raw = UnsafeRawPointer(b.baseAddress!) + at
+        return BeaconUUID(high: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                          low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 }

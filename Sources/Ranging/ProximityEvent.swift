@@ -11,7 +11,7 @@ public struct ProximityEvent: Sendable, Hashable {
     public var identity: BeaconIdentity
     public var address: BluetoothAddress
     /// The receiver the sightings came from, when a source has several.
-    public var receiver: String?
+    public var receiver: Receiver?
     /// Enter and range: the raw reading (after the receiver offset); nil when it was unusable.
     public var rssi: Int?
     /// Range: the filtered RSSI in dBm.
@@ -21,7 +21,7 @@ public struct ProximityEvent: Sendable, Hashable {
     /// Range: the zone after hysteresis.
     public var zone: Zone?
 
-    public init(kind: Kind, time: Double, identity: BeaconIdentity, address: BluetoothAddress, receiver: String? = nil,
+    public init(kind: Kind, time: Double, identity: BeaconIdentity, address: BluetoothAddress, receiver: Receiver? = nil,
                 rssi: Int? = nil, filteredRSSI: Double? = nil, distance: Double? = nil, zone: Zone? = nil) {
         self.kind = kind
         self.time = time

@@ -11,7 +11,7 @@ public struct ProximityTracker: Sendable {
     /// The state of one tracked beacon.
     public struct Track: Sendable {
         public let identity: BeaconIdentity
-        public let receiver: String?
+        public let receiver: Receiver?
         public internal(set) var address: BluetoothAddress
         public internal(set) var firstSeen: Double
         public internal(set) var lastSeen: Double
@@ -26,19 +26,52 @@ public struct ProximityTracker: Sendable {
         var timeout: Double
         var scheduled: Double
         var generation: UInt32
+        var isActive = true
 
         /// Seconds of silence after which this beacon exits.
         public var exitTimeout: Double { timeout }
+
+        /// Takes one sighting into the track's state. Returns a new exit deadline to schedule
+        /// when it moved earlier than the one scheduled, and whether a range event is due.
+        mutating func record(_ sighting: Sighting, reading: Int?, configuration: RangingConfiguration)
+            -> (newDeadline: Double?, rangeDue: Bool) {
+            let time = sighting.time
+            if sightings > 0 {
+                // Gaps longer than the timeout in force (the beacon left and came back) are not intervals.
+                let gap = max(0, time - lastSeen)
+                if gap <= timeout {
+                    let smoothing = configuration.presence.gapSmoothing
+                    meanGap = meanGap.map { $0 + smoothing * (gap - $0) } ?? gap
+                }
+            }
+            address = sighting.address
+            if time > lastSeen { lastSeen = time }
+            sightings += 1
+            timeout = configuration.presence.timeout(meanGap: meanGap)
+            var newDeadline: Double?
+            let deadline = lastSeen + timeout
+            if deadline < scheduled {
+                scheduled = deadline
+                newDeadline = deadline
+            }
+            guard let reading else { return (newDeadline, false) }
+            lastRSSI = reading
+            let filtered = filter.update(Double(reading), at: time)
+            filteredRSSI = filtered
+            distance = sighting.measuredPower.flatMap {
+                configuration.distanceModel.distance(rssi: filtered, measuredPower: Double($0))
+            }
+            zone = configuration.zones.next(from: zone, distance: distance)
+            guard time - lastRangeEvent >= configuration.rangeInterval else { return (newDeadline, false) }
+            lastRangeEvent = time
+            return (newDeadline, true)
+        }
     }
 
-    struct Key: Hashable, Sendable {
-        var identity: BeaconIdentity
-        var receiver: String?
-    }
-
-    private var slots: [Track?] = []
+    /// Tracks by slot; a slot whose track exited is inactive until reused.
+    private var slots: [Track] = []
     private var freeSlots: [Int] = []
-    private var index: [Key: Int] = [:]
+    private var index = TrackIndex()
     private var deadlines = DeadlineHeap()
     private var nextGeneration: UInt32 = 0
 
@@ -53,64 +86,41 @@ public struct ProximityTracker: Sendable {
     public var count: Int { index.count }
 
     /// The beacons currently present, in no particular order.
-    public var tracks: [Track] { slots.compactMap { $0 } }
+    public var tracks: [Track] { slots.filter(\.isActive) }
 
     /// Feeds one sighting. Appends to `events` any exits that fell due before it, then an enter
     /// for a new beacon and a range event when one is due.
     public mutating func observe(_ sighting: Sighting, into events: inout [ProximityEvent]) {
-        advance(to: sighting.time, into: &events)
         let time = sighting.time
-        let key = Key(identity: sighting.identity, receiver: sighting.receiver)
+        if let next = deadlines.first, next.deadline < time { advance(to: time, into: &events) }
 
         var reading: Int?
-        if let raw = sighting.rssi {
-            let adjusted = Double(raw) + configuration.rssiOffset
-            if RangingConfiguration.plausibleRSSI.contains(raw) {
-                reading = Int(adjusted.rounded())
-            } else {
-                droppedReadings += 1
-            }
+        if let raw = sighting.rssi, RangingConfiguration.plausibleRSSI.contains(raw) {
+            let offset = configuration.offset(for: sighting.receiver)
+            reading = offset == 0 ? raw : Int((Double(raw) + offset).rounded())
         } else {
             droppedReadings += 1
         }
 
+        let hash = TrackIndex.hash(sighting.identity.hashWord, receiver: sighting.receiver)
         let slot: Int
-        if let existing = index[key] {
+        if let existing = index.find(hash, matches: { slots[$0].identity == sighting.identity && slots[$0].receiver == sighting.receiver }) {
             slot = existing
-            updateGap(slot: slot, time: time)
         } else {
-            slot = insert(key: key, sighting: sighting, time: time)
+            slot = insert(hash: hash, sighting: sighting, time: time)
             events.append(ProximityEvent(kind: .enter, time: time, identity: sighting.identity, address: sighting.address,
                                          receiver: sighting.receiver, rssi: reading))
         }
-
-        guard var track = slots[slot] else { return }
-        slots[slot] = nil  // keep the track uniquely referenced while it is mutated
-        track.address = sighting.address
-        track.lastSeen = max(track.lastSeen, time)
-        track.sightings += 1
-        track.timeout = configuration.presence.timeout(meanGap: track.meanGap)
-        let deadline = track.lastSeen + track.timeout
-        if deadline < track.scheduled {
-            track.scheduled = deadline
-            deadlines.push(.init(deadline: deadline, slot: slot, generation: track.generation))
+        // Mutate the track in place: no copy of its state per sighting.
+        let outcome = slots[slot].record(sighting, reading: reading, configuration: configuration)
+        if let deadline = outcome.newDeadline {
+            deadlines.push(.init(deadline: deadline, slot: slot, generation: slots[slot].generation))
         }
-        if let reading {
-            track.lastRSSI = reading
-            let filtered = track.filter.update(Double(reading), at: time)
-            track.filteredRSSI = filtered
-            track.distance = sighting.measuredPower.flatMap {
-                configuration.distanceModel.distance(rssi: filtered, measuredPower: Double($0))
-            }
-            track.zone = configuration.zones.next(from: track.zone, distance: track.distance)
-            if time - track.lastRangeEvent >= configuration.rangeInterval {
-                track.lastRangeEvent = time
-                events.append(ProximityEvent(kind: .range, time: time, identity: track.identity, address: track.address,
-                                             receiver: track.receiver, rssi: reading, filteredRSSI: filtered,
-                                             distance: track.distance, zone: track.zone))
-            }
+        if outcome.rangeDue {
+            events.append(ProximityEvent(kind: .range, time: time, identity: sighting.identity, address: sighting.address,
+                                         receiver: sighting.receiver, rssi: reading, filteredRSSI: slots[slot].filteredRSSI,
+                                         distance: slots[slot].distance, zone: slots[slot].zone))
         }
-        slots[slot] = track
     }
 
     /// Moves time forward to `time`: appends an exit for every beacon whose silence passed its
@@ -118,16 +128,15 @@ public struct ProximityTracker: Sendable {
     public mutating func advance(to time: Double, into events: inout [ProximityEvent]) {
         while let next = deadlines.first, next.deadline < time {
             _ = deadlines.popFirst()
-            guard let track = slots[next.slot], track.generation == next.generation, track.scheduled == next.deadline else {
-                continue
-            }
+            let track = slots[next.slot]
+            guard track.isActive, track.generation == next.generation, track.scheduled == next.deadline else { continue }
             let actual = track.lastSeen + track.timeout
             if actual < time {
                 remove(slot: next.slot)
                 events.append(ProximityEvent(kind: .exit, time: actual, identity: track.identity, address: track.address,
                                              receiver: track.receiver))
             } else {
-                slots[next.slot]?.scheduled = actual
+                slots[next.slot].scheduled = actual
                 deadlines.push(.init(deadline: actual, slot: next.slot, generation: track.generation))
             }
         }
@@ -139,13 +148,15 @@ public struct ProximityTracker: Sendable {
     }
 
     /// The current state of a beacon, if present.
-    public func track(_ identity: BeaconIdentity, receiver: String? = nil) -> Track? {
-        index[Key(identity: identity, receiver: receiver)].flatMap { slots[$0] }
+    public func track(_ identity: BeaconIdentity, receiver: Receiver? = nil) -> Track? {
+        index.find(TrackIndex.hash(identity.hashWord, receiver: receiver)) {
+            slots[$0].identity == identity && slots[$0].receiver == receiver
+        }.map { slots[$0] }
     }
 
-    private mutating func insert(key: Key, sighting: Sighting, time: Double) -> Int {
+    private mutating func insert(hash: UInt64, sighting: Sighting, time: Double) -> Int {
         nextGeneration &+= 1
-        let track = Track(identity: key.identity, receiver: key.receiver, address: sighting.address, firstSeen: time,
+        let track = Track(identity: sighting.identity, receiver: sighting.receiver, address: sighting.address, firstSeen: time,
                           lastSeen: time, filter: RSSIFilter(configuration.filter),
                           timeout: configuration.presence.initialTimeout, scheduled: .infinity, generation: nextGeneration)
         let slot: Int
@@ -156,22 +167,16 @@ public struct ProximityTracker: Sendable {
             slot = slots.count
             slots.append(track)
         }
-        index[key] = slot
+        index.insert(hash, slot: slot)
         return slot
     }
 
-    private mutating func updateGap(slot: Int, time: Double) {
-        guard let track = slots[slot] else { return }
-        let gap = max(0, time - track.lastSeen)
-        guard gap <= track.timeout else { return }
-        let smoothing = configuration.presence.gapSmoothing
-        slots[slot]?.meanGap = track.meanGap.map { $0 + smoothing * (gap - $0) } ?? gap
-    }
-
     private mutating func remove(slot: Int) {
-        guard let track = slots[slot] else { return }
-        index[Key(identity: track.identity, receiver: track.receiver)] = nil
-        slots[slot] = nil
+        let track = slots[slot]
+        guard track.isActive else { return }
+        index.remove(TrackIndex.hash(track.identity.hashWord, receiver: track.receiver), slot: slot)
+        slots[slot].isActive = false
+        slots[slot].filter = RSSIFilter(configuration.filter)  // let go of a trimmed mean's window
         freeSlots.append(slot)
     }
 }

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Ranging
 
 /// Proximity events as JSON Lines, exactly as DESIGN.md fixes them: keys in order `t`, `event`,
@@ -22,7 +23,7 @@ public enum EventFormat {
         case .exit:
             break
         }
-        if let receiver = event.receiver { line += ",\"rx\":" + JSONText.string(receiver) }
+        if let receiver = event.receiver { line += ",\"rx\":" + JSONText.string(receiver.name) }
         return line + "}"
     }
 }

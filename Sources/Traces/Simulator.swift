@@ -4,7 +4,7 @@ import Foundation
 /// How the simulated air behaves.
 public struct SimulationParameters: Sendable, Hashable {
     /// Log-distance path-loss exponent of the simulated room.
-    public var pathLossExponent: Double = 2.0
+    public var pathLossExponent: Double = 2.8
     /// Standard deviation of per-packet shadowing and fading in dB.
     public var shadowingSigma: Double = 4.0
     /// Probability that a packet is lost, 0…1.
@@ -16,7 +16,7 @@ public struct SimulationParameters: Sendable, Hashable {
     public var sensitivity: Double = -100
     public var seed: UInt64 = 1
 
-    public init(pathLossExponent: Double = 2.0, shadowingSigma: Double = 4.0, packetLoss: Double = 0.1,
+    public init(pathLossExponent: Double = 2.8, shadowingSigma: Double = 4.0, packetLoss: Double = 0.1,
                 jitter: Double = 0.01, sensitivity: Double = -100, seed: UInt64 = 1) {
         self.pathLossExponent = pathLossExponent
         self.shadowingSigma = shadowingSigma

@@ -122,7 +122,7 @@ public enum TraceReader {
             throw LineError(message: "field \"rssi\": \(line.rssi) is not an integer number of dBm")
         }
         let advertisement = Advertisement(time: line.t, address: address, addressType: addressType, rssi: Int(line.rssi),
-                                          data: data, receiver: line.rx)
+                                          data: data, receiver: line.rx.map(Receiver.init))
         return TraceRecord(advertisement: advertisement, truthDistance: line.truth_m, line: lineNumber)
     }
 

@@ -23,7 +23,7 @@ public enum TraceWriter {
             + ",\"ad\":\"" + Hex.encode(advertisement.data) + "\""
         if let truthDistance { line += ",\"truth_m\":" + JSONText.fixed(truthDistance, 3) }
         if let type = advertisement.addressType { line += ",\"addr_type\":\"" + type.rawValue + "\"" }
-        if let receiver = advertisement.receiver { line += ",\"rx\":" + JSONText.string(receiver) }
+        if let receiver = advertisement.receiver { line += ",\"rx\":" + JSONText.string(receiver.name) }
         return line + "}"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconFrames
 import Foundation
 import Ranging
 import Traces
@@ -46,13 +47,17 @@ struct EvalCommand: ParsableCommand {
         if !json {
             StandardOutput.line(pad("file", 28) + "  " + pad("model", 16) + "  " + pad("ranges", 7, right: true)
                 + "  " + pad("median m", 8, right: true) + "  " + pad("mean m", 7, right: true)
-                + "  " + pad("zone %", 6, right: true) + "  " + pad("enter", 5, right: true) + "  " + pad("exit", 5, right: true))
+                + "  " + pad("zone %", 6, right: true) + "  " + pad("enter", 5, right: true) + "  " + pad("exit", 5, right: true)
+                + "  median by truth band (m): " + bandLabels())
         }
         for path in files {
             guard let trace = input.read(path) else { continue }
             guard trace.records.contains(where: { $0.truthDistance != nil }) else {
                 Diagnostics.error("\(path): no line carries truth_m, so there is nothing to evaluate against")
                 throw Diagnostics.dataError
+            }
+            if !json, let exponent = fittedExponent(trace.records) {
+                Diagnostics.write("\((path as NSString).lastPathComponent): the recording's own path-loss exponent (fitted to median RSSI by distance) is \(String(format: "%.2f", exponent))\n")
             }
             for (name, configuration) in models() {
                 let (events, _) = Replay.run(trace.records, configuration: configuration)
@@ -76,11 +81,32 @@ struct EvalCommand: ParsableCommand {
             + "  " + pad("\(r.rangeEventsWithTruth)", 7, right: true) + "  " + pad(f(r.medianAbsoluteError, 3), 8, right: true)
             + "  " + pad(f(r.meanAbsoluteError, 3), 7, right: true) + "  " + pad(f(r.zoneAccuracy.map { $0 * 100 }, 1), 6, right: true)
             + "  " + pad("\(r.enters)", 5, right: true) + "  " + pad("\(r.exits)", 5, right: true)
+        line += "  " + r.bands.map { band in band.count == 0 ? "-" : f(band.medianAbsoluteError, 2) }.joined(separator: " ")
         if let p = r.presence {
             line += String(format: "  enter latency %@ s, exit latency %@ s, false exits %d",
                            f(p.meanEnterLatency, 2), f(p.meanExitLatency, 2), p.falseExits)
         }
         return line
+    }
+
+    private func bandLabels() -> String {
+        var lower = 0.0
+        var labels: [String] = []
+        for limit in Evaluation.bandLimits {
+            labels.append("\(Int(lower))-\(Int(limit))")
+            lower = limit
+        }
+        return (labels + ["\(Int(lower))+"]).joined(separator: " ")
+    }
+
+    /// The exponent the recording itself suggests, from readings with truth and a measured power.
+    private func fittedExponent(_ records: [TraceRecord]) -> Double? {
+        let losses = records.compactMap { record -> (distance: Double, loss: Double)? in
+            guard let truth = record.truthDistance, let sighting = Sighting(record.advertisement),
+                  let power = sighting.measuredPower, let rssi = sighting.rssi else { return nil }
+            return (truth, Double(power - rssi))
+        }
+        return Calibration.pathLossExponent(losses: losses)
     }
 
     private func quoted(_ text: String) -> String {

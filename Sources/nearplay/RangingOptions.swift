@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconFrames
 import Ranging
 
 /// The ranging choices shared by `replay`, `eval` and the live commands.
@@ -33,8 +34,22 @@ struct RangingOptions: ParsableArguments {
     @Option(help: "Path-loss exponent of the log-distance model (2 is free space).")
     var exponent: Double = 2.8
 
-    @Option(help: "dB added to every reading: this receiver's calibration offset.")
-    var rssiOffset: Double = 0
+    @Option(help: ArgumentHelp("dB added to readings: a receiver's calibration offset. DB for all receivers, or RX=DB for the receiver named RX in the trace; repeatable.", valueName: "[RX=]DB"))
+    var rssiOffset: [String] = []
+
+    /// The parsed `--rssi-offset` values: the default and the per-receiver ones.
+    func offsets() throws -> (all: Double, byReceiver: [Receiver: Double]) {
+        var all = 0.0
+        var byReceiver: [Receiver: Double] = [:]
+        for text in rssiOffset {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let value = Double(parts.last ?? ""), value.isFinite, abs(value) < 60 else {
+                throw ValidationError("--rssi-offset \(text): give a number of dB (between -60 and 60), optionally after RX= naming a receiver.")
+            }
+            if parts.count == 2 { byReceiver[Receiver(String(parts[0]))] = value } else { all = value }
+        }
+        return (all, byReceiver)
+    }
 
     @Option(help: "Shortest exit timeout in seconds.")
     var minExitTimeout: Double = 2
@@ -54,6 +69,7 @@ struct RangingOptions: ParsableArguments {
             throw ValidationError("--min-exit-timeout must be positive and no larger than --max-exit-timeout.")
         }
         guard rangeInterval >= 0 else { throw ValidationError("--range-interval must be 0 or more seconds.") }
+        _ = try offsets()
     }
 
     var configuration: RangingConfiguration {
@@ -67,7 +83,9 @@ struct RangingOptions: ParsableArguments {
         case .logDistance: .logDistance(exponent: exponent)
         case .altbeacon: .altBeaconCurve(.nexus5)
         }
-        return RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: rssiOffset,
+        let offsets: (all: Double, byReceiver: [Receiver: Double]) = (try? offsets()) ?? (0, [:])
+        return RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: offsets.all,
+                                    receiverOffsets: offsets.byReceiver,
                                     presence: PresenceConfiguration(minimumTimeout: minExitTimeout, maximumTimeout: maxExitTimeout),
                                     rangeInterval: rangeInterval)
     }

@@ -20,8 +20,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: [.short, .long], help: "Where to write the trace. Default: standard output.")
     var output: String?
 
-    @Option(help: "Path-loss exponent of the simulated room.")
-    var exponent: Double = 2.0
+    @Option(help: "Path-loss exponent of the simulated room (2.8: a typical indoor room, as the development recordings suggest).")
+    var exponent: Double = 2.8
 
     @Option(help: "Shadowing and fading, standard deviation in dB.")
     var sigma: Double = 4.0

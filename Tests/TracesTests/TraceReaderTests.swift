@@ -24,7 +24,7 @@ import Traces
         let first = result.records[0]
         #expect(first.advertisement.time == 0.5)
         #expect(first.advertisement.addressType == .random)
-        #expect(first.advertisement.receiver == "pi")
+        #expect(first.advertisement.receiver?.name == "pi")
         #expect(first.truthDistance == 1.0)
         #expect(first.line == 2)
         #expect(result.records[1].line == 4)

@@ -19,7 +19,7 @@ import Traces
         let ad = try Hex.decode("0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")
         let advertisements = (0..<50).map {
             Advertisement(time: Double($0) / 10, address: Self.address, addressType: $0.isMultiple(of: 2) ? .public : .random,
-                          rssi: -50 - $0, data: ad, receiver: $0 < 25 ? "a \"quoted\" rx" : nil)
+                          rssi: -50 - $0, data: ad, receiver: $0 < 25 ? Receiver("a \"quoted\" rx") : nil)
         }
         var text = TraceWriter.header(source: "round trip") + "\n"
         for a in advertisements { text += TraceWriter.line(a, truthDistance: 2.5)! + "\n" }
@@ -37,7 +37,7 @@ import Traces
                                    filteredRSSI: -62.43, distance: 1.0249, zone: .near)
         let unknown = ProximityEvent(kind: .range, time: 2, identity: Self.beacon, address: Self.address, rssi: -70,
                                      filteredRSSI: -70, distance: nil, zone: .unknown)
-        let exit = ProximityEvent(kind: .exit, time: 12.3, identity: Self.beacon, address: Self.address, receiver: "hall")
+        let exit = ProximityEvent(kind: .exit, time: 12.3, identity: Self.beacon, address: Self.address, receiver: Receiver("hall"))
         #expect(EventFormat.json(enter) == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-63}"#)
         #expect(EventFormat.json(range, truthDistance: 1.0) == #"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-63,"rssi_filtered":-62.4,"distance_m":1.02,"zone":"near","truth_m":1.0}"#)
         #expect(EventFormat.json(unknown).hasSuffix(#""rssi":-70,"rssi_filtered":-70.0,"distance_m":null,"zone":"unknown"}"#))

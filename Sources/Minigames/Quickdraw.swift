@@ -1,0 +1,49 @@
+import Sensors
+
+/// Wait for the signal, then jerk the device. After a random delay (2–5 s) a signal appears; the
+/// score comes from the reaction time to the first strong movement: 1000 at ``fastestReaction``
+/// or quicker, falling linearly to 0 at ``slowestReaction``. Moving before the signal (or within
+/// ``fastestReaction`` after it, faster than a person can react, so anticipated) scores 0.
+///
+/// A strong movement is a sample whose magnitude differs from gravity at rest by at least
+/// ``movementG``.
+public struct Quickdraw: Minigame {
+    public let name = "quickdraw"
+    public let instructions = "Hold the device still. When you see DRAW!, jerk it as fast as you can. Move early and you lose."
+    public let duration = 8.0
+    public let sensors: Set<SensorKind> = [.accelerometer]
+    public let movementG = 0.6
+    public let fastestReaction = 0.1
+    public let slowestReaction = 1.5
+    /// The range of the random delay before the signal, in seconds.
+    public let signalDelay = 2.0 ... 5.0
+
+    public init() {}
+
+    public func plan(using generator: inout any RandomNumberGenerator) -> RoundPlan {
+        RoundPlan(duration: duration, signalTime: Double.random(in: signalDelay, using: &generator))
+    }
+
+    public func score(_ recording: RoundRecording) -> GameScore {
+        guard let signal = recording.signalTime else {
+            return GameScore(game: name, score: 0, details: ["no_signal": 1])
+        }
+        let gravity = min(1.5, max(0.5, (recording.calibration.accelerometer?.gravity ?? standardGravity) / standardGravity))
+        let first = recording.accelerationsInRound.first {
+            abs($0.magnitude / standardGravity - gravity) >= movementG
+        }
+        var details: [String: Double] = ["signal_s": signal, "gravity_g": gravity]
+        guard let first else {
+            details["moved"] = 0
+            return GameScore(game: name, score: 0, details: details)
+        }
+        let reaction = first.time - signal
+        details["reaction_s"] = reaction
+        guard reaction >= fastestReaction else {
+            details["early"] = 1
+            return GameScore(game: name, score: 0, details: details)
+        }
+        let fraction = (slowestReaction - reaction) / (slowestReaction - fastestReaction)
+        return GameScore(game: name, score: Int((1000 * min(1, fraction)).rounded()), details: details)
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import Sensors
+import Synchronization
+
+/// `nearplay sensors`: what sensors there are, and their live readings.
+struct SensorsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sensors",
+        abstract: "List the accelerometers and microphone found and show live readings until interrupted.",
+        discussion: "With --json, streams one JSON object per sample instead: {\"sensor\":\"accel\",\"t\":…,\"x\":…,\"y\":…,\"z\":…} in m/s² and {\"sensor\":\"mic\",\"t\":…,\"rms_dbfs\":…,\"peak_dbfs\":…,\"overruns\":…}."
+    )
+
+    @OptionGroup var sensors: SensorOptions
+
+    @Flag(help: "Stream samples as JSON Lines on standard output.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted).", valueName: "s"))
+    var seconds: Double?
+
+    func run() async throws {
+        let found = try sensors.tree.accelerometers()
+        if !json {
+            TerminalDisplay.line("Accelerometers under \(sensors.iioRoot):")
+            if found.isEmpty { TerminalDisplay.line("  none") }
+            for device in found {
+                let frequency = device.samplingFrequency.map { String(format: "%g Hz", $0) } ?? "no sampling_frequency"
+                let available = device.availableFrequencies.map { String(format: "%g", $0) }.joined(separator: " ")
+                TerminalDisplay.line("  \(device.id)  \(device.chipName)  scale \(device.scale[0]) m/s² per unit  \(frequency)"
+                    + (available.isEmpty ? "" : " (available: \(available))") + (device.supportsBuffer ? "  buffer" : ""))
+            }
+        }
+        let accelerometer = sensors.accelerometerInput()
+        let microphone = sensors.microphoneInput()
+        if !json {
+            switch microphone {
+            case .success(let input): TerminalDisplay.line("Microphone: \(input.label)")
+            case .failure(let error): TerminalDisplay.line("Microphone: none (\(error))")
+            }
+            if case .failure(let error) = accelerometer, !found.isEmpty || sensors.accelFile != nil {
+                TerminalDisplay.line("Accelerometer: none (\(error))")
+            }
+        }
+        let accelerometerInput = try? accelerometer.get()
+        let microphoneInput = try? microphone.get()
+        guard accelerometerInput != nil || microphoneInput != nil else {
+            var reasons: [String] = []
+            if case .failure(let error) = accelerometer { reasons.append(error.description) }
+            if case .failure(let error) = microphone { reasons.append(error.description) }
+            throw CommandFailure("No sensor to read. " + reasons.joined(separator: " ") + " See hardware-notes.md.")
+        }
+        if !json { TerminalDisplay.line("Live readings (Ctrl-C to stop):") }
+        let latest = LatestReadings()
+        let emitJSON = json
+        let task = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let accelerometerInput {
+                    group.addTask {
+                        for try await sample in accelerometerInput.samples() {
+                            if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "accel", sample: sample)) }
+                            latest.update(sample)
+                        }
+                        latest.finishOne()
+                    }
+                }
+                if let microphoneInput {
+                    group.addTask {
+                        for try await level in microphoneInput.levels() {
+                            if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "mic", sample: level)) }
+                            latest.update(level)
+                        }
+                        latest.finishOne()
+                    }
+                }
+                let inputs = (accelerometerInput == nil ? 0 : 1) + (microphoneInput == nil ? 0 : 1)
+                if !emitJSON {
+                    group.addTask {
+                        while !Task.isCancelled, latest.finished < inputs {
+                            let (sample, level) = latest.current
+                            let meter = level.map(TerminalDisplay.levelMeter) ?? ""
+                            let axes = sample.map(TerminalDisplay.axes) ?? ""
+                            TerminalDisplay.status([meter, axes].filter { !$0.isEmpty }.joined(separator: "  "))
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                    }
+                }
+                if let seconds {
+                    group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+                try await group.waitForAll()
+            }
+        }
+        let interrupt = InterruptHandler { task.cancel() }
+        defer { withExtendedLifetime(interrupt) {} }
+        do {
+            try await task.value
+        } catch is CancellationError {
+        }
+        if !json { TerminalDisplay.line("") }
+    }
+}
+
+/// A sample with the `sensor` key that tells JSON Lines readers which kind it is.
+struct TaggedSample<Sample: Encodable>: Encodable {
+    var sensor: String
+    var sample: Sample
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sensor, forKey: .sensor)
+        try sample.encode(to: encoder)
+    }
+
+    enum CodingKeys: String, CodingKey { case sensor }
+}
+
+
+/// The newest reading of each sensor, for the live display.
+final class LatestReadings: Sendable {
+    private let state = Mutex<(AccelerationSample?, LevelSample?, finished: Int)>((nil, nil, 0))
+
+    func update(_ sample: AccelerationSample) { state.withLock { $0.0 = sample } }
+
+    func update(_ level: LevelSample) { state.withLock { $0.1 = level } }
+
+    /// Notes that one sensor's stream ended (a file ran out).
+    func finishOne() { state.withLock { $0.finished += 1 } }
+
+    var finished: Int { state.withLock { $0.finished } }
+
+    var current: (AccelerationSample?, LevelSample?) { state.withLock { ($0.0, $0.1) } }
+}
