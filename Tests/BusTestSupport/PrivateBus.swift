@@ -43,18 +43,22 @@ public final class PrivateBus: @unchecked Sendable {
     private func launch(_ executable: String) throws {
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: executable)
-        daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile"]
-        daemon.standardOutput = FileHandle.nullDevice
+        // --print-address writes the address once the daemon accepts connections (the socket
+        // file exists a moment earlier, when connecting is still refused).
+        daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let ready = Pipe()
+        daemon.standardOutput = ready
         // It complains on stderr that it may not raise its fd limit when not root; harmless.
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard daemon.isRunning, Date() < deadline else {
-                stop()
-                throw TestEnvironmentError("dbus-daemon did not start (config \(config.path))")
-            }
-            usleep(10_000)
+        var printed: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(ready.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 0x0A {
+            printed.append(byte)
+        }
+        guard !printed.isEmpty else {
+            stop()
+            throw TestEnvironmentError("dbus-daemon did not start (config \(config.path))")
         }
     }
 

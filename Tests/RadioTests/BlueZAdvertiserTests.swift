@@ -6,7 +6,8 @@ import Testing
 
 /// The BlueZ advertiser against the mock, which reads the advertisement back from our exported
 /// object with Properties.GetAll, as bluetoothd does.
-@Suite struct BlueZAdvertiserTests {
+/// One test at a time: each starts a bus and a Python mock, and the machine is shared.
+@Suite(.serialized) struct BlueZAdvertiserTests {
     static let beacon = IBeacon(uuid: Beacons.uuid, major: 7, minor: 42, measuredPower: -59)
     static let payload = AdvertisingPayload(manufacturerData: [0x004C: beacon.manufacturerData])
 

@@ -6,7 +6,8 @@ import Ranging
 import Testing
 
 /// The BlueZ scanner against python-dbusmock's bluez5 template on a private bus.
-@Suite struct BlueZScannerTests {
+/// One test at a time: each starts a bus and a Python mock, and the machine is shared.
+@Suite(.serialized) struct BlueZScannerTests {
     static let apple: UInt16 = 0x004C
 
     @Test func asksForLEDiscoveryWithDuplicatesAndAnRSSIThreshold() async throws {

@@ -6,7 +6,8 @@ import Testing
 
 /// The radio commands of the built `nearplay`, against the BlueZ mock through
 /// DBUS_SYSTEM_BUS_ADDRESS, as a user would run them.
-@Suite struct RadioCLITests {
+/// One test at a time: each starts a bus and a Python mock, and the machine is shared.
+@Suite(.serialized) struct RadioCLITests {
     static var executable: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nearplay")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
