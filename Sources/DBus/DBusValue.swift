@@ -3,7 +3,7 @@
 /// Containers carry the signatures of their elements so that empty arrays and dictionaries still
 /// marshal with the right type. Arrays of bytes have their own case (`ay` is by far the most common
 /// container in BlueZ: manufacturer data, service data, advertising flags).
-public indirect enum DBusValue: Sendable, Hashable {
+public enum DBusValue: Sendable, Hashable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -24,8 +24,9 @@ public indirect enum DBusValue: Sendable, Hashable {
     case dictionary(key: DBusSignature, value: DBusSignature, [DBusDictionaryEntry])
     /// `(<fields>)`; at least one field.
     case structure([DBusValue])
-    /// `v`: a value that carries its own signature.
-    case variant(DBusValue)
+    /// `v`: a value that carries its own signature. (The only case that needs a box: containers
+    /// hold arrays, which are already on the heap, and scalars stay unboxed.)
+    indirect case variant(DBusValue)
 
     /// The value's complete D-Bus signature, e.g. `a{sv}`.
     public var signature: DBusSignature {

@@ -31,26 +31,31 @@ struct BlueZDevice: Sendable, Hashable {
     /// Takes the properties present in `properties` (all of them at creation, the changed ones
     /// from PropertiesChanged) and leaves the others as they were.
     mutating func update(_ properties: [String: DBusValue]) {
-        if let value = properties[BlueZ.Property.adapter] { adapter = value.objectPathValue }
-        if let text = properties[BlueZ.Property.address]?.stringValue {
-            address = BluetoothAddress(text)
-            if address == nil { problems.append("Address “\(text)” is not a Bluetooth address") }
-        }
-        if let value = properties[BlueZ.Property.addressType] {
-            addressType = value.stringValue.flatMap(AddressType.init(rawValue:))
-        }
-        if let value = properties[BlueZ.Property.rssi] { rssi = value.intValue }
-        if let value = properties[BlueZ.Property.manufacturerData] {
-            manufacturerData = decodeMap(value, key: BlueZ.Property.manufacturerData) { $0.intValue.flatMap(UInt16.init(exactly:)) }
-        }
-        if let value = properties[BlueZ.Property.serviceData] {
-            serviceData = decodeMap(value, key: BlueZ.Property.serviceData) { $0.stringValue }
-        }
-        if let value = properties[BlueZ.Property.advertisingData] {
-            otherData = decodeMap(value, key: BlueZ.Property.advertisingData) { $0.intValue.flatMap(UInt8.init(exactly:)) }
-        }
-        if let value = properties[BlueZ.Property.advertisingFlags] {
-            if let bytes = value.bytesValue { flags = bytes } else { problems.append("AdvertisingFlags has type \(value.signature)") }
+        // One pass over what is there (usually RSSI and ManufacturerData) rather than a lookup per
+        // known name: this runs for every advertisement received.
+        for (name, value) in properties {
+            switch name {
+            case BlueZ.Property.rssi:
+                rssi = value.intValue
+            case BlueZ.Property.manufacturerData:
+                manufacturerData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt16.init(exactly:)) }
+            case BlueZ.Property.serviceData:
+                serviceData = decodeMap(value, key: name) { $0.stringValue }
+            case BlueZ.Property.advertisingData:
+                otherData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt8.init(exactly:)) }
+            case BlueZ.Property.advertisingFlags:
+                if let bytes = value.bytesValue { flags = bytes } else { problems.append("AdvertisingFlags has type \(value.signature)") }
+            case BlueZ.Property.address:
+                let text = value.stringValue ?? ""
+                address = BluetoothAddress(text)
+                if address == nil { problems.append("Address “\(text)” is not a Bluetooth address") }
+            case BlueZ.Property.addressType:
+                addressType = value.stringValue.flatMap(AddressType.init(rawValue:))
+            case BlueZ.Property.adapter:
+                adapter = value.objectPathValue
+            default:
+                break
+            }
         }
     }
 
