@@ -97,6 +97,24 @@ public final class DBusConnection: Sendable {
         try await send([message])
     }
 
+    /// Sends `copies` copies of one message, marshalling it once: for load generators (simulated
+    /// radios, benchmarks) that repeat the same signal, as bluetoothd does for a beacon whose
+    /// advertisement does not change.
+    public func send(_ message: DBusMessage, copies: Int) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            loop.submit(.init(
+                run: { loop in
+                    do {
+                        try loop.send(message, copies: copies)
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) }))
+        }
+    }
+
     // MARK: - Signals
 
     /// Subscribes to the signals matching any of `rules`, in the order they arrive.

@@ -26,6 +26,26 @@ import Testing
         #expect(received == [0, 1, 2, 3, 4])
     }
 
+    @Test func sendsCopiesOfOneMessage() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+        let signal = DBusMessage.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "Tick",
+                                        body: [.stringVariantDictionary([("RSSI", .int16(-60))])])
+        try await sender.send(signal, copies: 3)
+        try await sender.send(.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "End"))
+        var members: [String] = []
+        for try await received in signals {
+            members.append(received.member ?? "")
+            if received.member == "Tick" { #expect(received.body == signal.body) }
+            if received.member == "End" { break }
+        }
+        #expect(members == ["Tick", "Tick", "Tick", "End"])
+    }
+
     @Test func matchRulesApplyPathNamespaceAndFirstArgument() {
         var signal = DBusMessage.signal(path: "/org/bluez/hci0/dev_1", interface: "org.freedesktop.DBus.Properties",
                                         member: "PropertiesChanged", body: [.string("org.bluez.Device1")])
