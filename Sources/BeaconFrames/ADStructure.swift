@@ -12,6 +12,18 @@ public struct ADStructure: Sendable, Hashable {
         self.offset = offset
     }
 
+    /// For manufacturer specific data: the company identifier in its first two bytes (little-endian).
+    public var companyIdentifier: CompanyIdentifier? {
+        guard type == .manufacturerSpecificData, data.count >= 2 else { return nil }
+        return CompanyIdentifier(UInt16(data[0]) | UInt16(data[1]) << 8)
+    }
+
+    /// For 16-bit service data: the service UUID in its first two bytes (little-endian).
+    public var serviceUUID16: UInt16? {
+        guard type == .serviceData16, data.count >= 2 else { return nil }
+        return UInt16(data[0]) | UInt16(data[1]) << 8
+    }
+
     /// The structure as sent over the air. Data longer than 254 bytes cannot be framed and is cut.
     public var bytes: [UInt8] {
         let body = data.prefix(254)

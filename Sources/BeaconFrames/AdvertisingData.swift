@@ -62,17 +62,14 @@ public struct AdvertisingData: Sendable, Hashable {
     /// Structures too short to hold a company identifier are left out.
     public var manufacturerData: [(company: CompanyIdentifier, data: [UInt8])] {
         all(.manufacturerSpecificData).compactMap { structure in
-            guard structure.data.count >= 2 else { return nil }
-            let company = CompanyIdentifier(UInt16(structure.data[0]) | UInt16(structure.data[1]) << 8)
-            return (company, Array(structure.data.dropFirst(2)))
+            structure.companyIdentifier.map { ($0, Array(structure.data.dropFirst(2))) }
         }
     }
 
     /// Service data for 16-bit service UUIDs: the UUID and the bytes after it.
     public var serviceData16: [(uuid: UInt16, data: [UInt8])] {
         all(.serviceData16).compactMap { structure in
-            guard structure.data.count >= 2 else { return nil }
-            return (UInt16(structure.data[0]) | UInt16(structure.data[1]) << 8, Array(structure.data.dropFirst(2)))
+            structure.serviceUUID16.map { ($0, Array(structure.data.dropFirst(2))) }
         }
     }
 

@@ -50,8 +50,8 @@ public struct AltBeacon: Sendable, Hashable {
 
     public init(advertisingData: AdvertisingData) throws(FrameError) {
         var nearestMiss: FrameError?
-        for structure in advertisingData.all(.manufacturerSpecificData) where structure.data.count >= 2 {
-            let company = CompanyIdentifier(UInt16(structure.data[0]) | UInt16(structure.data[1]) << 8)
+        for structure in advertisingData.all(.manufacturerSpecificData) {
+            guard let company = structure.companyIdentifier else { continue }
             do {
                 try self.init(company: company, manufacturerData: Array(structure.data.dropFirst(2)))
                 return

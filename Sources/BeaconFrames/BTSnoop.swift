@@ -9,9 +9,15 @@ public enum BTSnoop {
     public enum Datalink: UInt32, Sendable {
         /// H1: no packet-type byte; the record flags say command/event and direction.
         case h1 = 1001
-        /// H4 (UART): every packet starts with its packet-type byte.
+        /// H4 (UART): every packet starts with its packet-type byte (Android's snoop log).
         case h4 = 1002
+        /// BlueZ's monitor format, what `btmon -w` writes: the flags hold the controller index
+        /// (high 16 bits) and an opcode (low 16 bits; 3 is an HCI event, without an H4 byte).
+        case monitor = 2001
     }
+
+    /// The monitor format's opcode for a received HCI event.
+    public static let monitorEventOpcode: UInt32 = 3
 
     public struct Record: Sendable, Hashable {
         public var originalLength: UInt32
@@ -36,8 +42,12 @@ public enum BTSnoop {
 
         public var isReceived: Bool { flags & 1 != 0 }
         public var isCommandOrEvent: Bool { flags & 2 != 0 }
-        /// Seconds since 1970-01-01.
-        public var unixTime: Double { Double(timestamp - BTSnoop.unixEpochOffsetMicroseconds) / 1_000_000 }
+        /// Seconds since 1970-01-01. (Computed in floating point: a timestamp from the file may be
+        /// anything, and must not overflow.)
+        public var unixTime: Double { (Double(timestamp) - Double(BTSnoop.unixEpochOffsetMicroseconds)) / 1_000_000 }
+
+        /// The controller index of a monitor-format record.
+        public var controllerIndex: UInt16 { UInt16(truncatingIfNeeded: flags >> 16) }
 
         /// The HCI event packet (from the event code on) when this record holds one.
         public func hciEvent(datalink: Datalink) -> [UInt8]? {
@@ -47,6 +57,8 @@ public enum BTSnoop {
             case .h4:
                 guard data.first == HCIEvent.h4EventPacketType else { return nil }
                 return Array(data.dropFirst())
+            case .monitor:
+                return flags & 0xFFFF == BTSnoop.monitorEventOpcode ? data : nil
             }
         }
     }
@@ -76,7 +88,7 @@ public enum BTSnoop {
         }
         let link = try reader.uint32BE("btsnoop datalink")
         guard let datalink = Datalink(rawValue: link) else {
-            throw .unexpectedValue(what: "btsnoop datalink", offset: 12, expected: "1001 (H1) or 1002 (H4)", found: "\(link)")
+            throw .unexpectedValue(what: "btsnoop datalink", offset: 12, expected: "1001 (H1), 1002 (H4) or 2001 (BlueZ monitor)", found: "\(link)")
         }
         var records: [Record] = []
         var problems: [FrameError] = []

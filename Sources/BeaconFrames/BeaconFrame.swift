@@ -17,13 +17,13 @@ public enum BeaconFrame: Sendable, Hashable {
             }
             let d = structure.data
             switch structure.type {
-            case .manufacturerSpecificData where d.count >= 2 && d[0] == 0x4C && d[1] == 0x00 && d.count >= 3 && d[2] == 0x02:
+            case .manufacturerSpecificData where structure.companyIdentifier == .apple && d.count >= 3 && d[2] == 0x02:
                 attempt { () throws(FrameError) in .iBeacon(try IBeacon(advertisingData: single)) }
             case .manufacturerSpecificData where d.count >= 3 && d[2] == 0xBE && (d.count == 3 || d[3] == 0xAC):
                 attempt { () throws(FrameError) in .altBeacon(try AltBeacon(advertisingData: single)) }
-            case .serviceData16 where d.count >= 2 && d[0] == 0xAA && d[1] == 0xFE:
+            case .serviceData16 where structure.serviceUUID16 == EddystoneFrame.serviceUUID:
                 attempt { () throws(FrameError) in .eddystone(try EddystoneFrame(advertisingData: single)) }
-            case .serviceData16 where d.count >= 2 && d[0] == 0x6F && d[1] == 0xFD:
+            case .serviceData16 where structure.serviceUUID16 == ExposureNotification.serviceUUID:
                 attempt { () throws(FrameError) in .exposureNotification(try ExposureNotification(advertisingData: single)) }
             default:
                 continue

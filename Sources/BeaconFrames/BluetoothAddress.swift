@@ -1,14 +1,16 @@
+import Foundation
+
 /// A 48-bit Bluetooth device address (BD_ADDR), most-significant byte first.
 ///
 /// Written as six upper-case hex pairs separated by colons (`C0:FF:EE:00:00:01`), the form used in
 /// traces, events and by BlueZ. On the air and in HCI events the bytes travel little-endian;
 /// ``init(littleEndian:)`` takes them in that order.
 public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The six bytes, most-significant first.
-    public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    /// The 48 bits, most-significant byte highest.
+    public let value: UInt64
 
     public init(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
-        bytes = (b0, b1, b2, b3, b4, b5)
+        value = [b0, b1, b2, b3, b4, b5].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Takes six bytes in air order (least-significant first), as HCI events and btsnoop carry them.
@@ -19,9 +21,11 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
         self.init(b[5], b[4], b[3], b[2], b[1], b[0])
     }
 
-    /// Parses `AA:BB:CC:DD:EE:FF` (either case; `-` also accepted as separator).
+    /// Parses `AA:BB:CC:DD:EE:FF` (either case; `-` also accepted as separator, but one kind only).
     public init?(_ text: some StringProtocol) {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        guard text.utf8.count == 17 else { return nil }
+        let separator: Character = text.contains("-") ? "-" : ":"
+        let parts = text.split(separator: separator, omittingEmptySubsequences: false)
         guard parts.count == 6 else { return nil }
         var values: [UInt8] = []
         for part in parts {
@@ -32,7 +36,7 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     }
 
     /// The bytes as an array, most-significant first.
-    public var array: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
+    public var array: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (40 - 8 * $0)) } }
 
     /// The bytes in air order (least-significant first).
     public var littleEndianBytes: [UInt8] { array.reversed() }
@@ -41,9 +45,7 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
         array.map { hexByte($0) }.joined(separator: ":")
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.array == rhs.array }
-    public func hash(into hasher: inout Hasher) { hasher.combine(array) }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.array.lexicographicallyPrecedes(rhs.array) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
 }
 
 /// Whether an address is the controller's public (IEEE-assigned) one or a random one.
@@ -62,8 +64,8 @@ public enum AddressType: String, Sendable, Hashable, Codable {
     }
 }
 
+private let upperHexPairs: [String] = (0...255).map { String(format: "%02X", $0) }
+
+/// Two upper-case hex digits.
 @inline(__always)
-func hexByte(_ value: UInt8) -> String {
-    let digits: [Character] = Array("0123456789ABCDEF")
-    return String([digits[Int(value >> 4)], digits[Int(value & 0x0F)]])
-}
+func hexByte(_ value: UInt8) -> String { upperHexPairs[Int(value)] }

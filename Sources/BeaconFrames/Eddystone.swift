@@ -35,9 +35,7 @@ public enum EddystoneFrame: Sendable, Hashable {
     /// Finds and decodes the first Eddystone service data in advertising data.
     public init(advertisingData: AdvertisingData) throws(FrameError) {
         var nearestMiss: FrameError?
-        for structure in advertisingData.all(.serviceData16) where structure.data.count >= 2 {
-            let uuid = UInt16(structure.data[0]) | UInt16(structure.data[1]) << 8
-            guard uuid == Self.serviceUUID else { continue }
+        for structure in advertisingData.all(.serviceData16) where structure.serviceUUID16 == Self.serviceUUID {
             do {
                 try self.init(serviceData: Array(structure.data.dropFirst(2)))
                 return
@@ -56,9 +54,11 @@ public struct EddystoneUID: Sendable, Hashable {
     /// Namespace (10 bytes) and instance (6 bytes), in that order, as one 16-byte value.
     public var id: BeaconUUID
 
-    public init(txPower: Int8, namespace: [UInt8], instance: [UInt8]) {
+    /// Nil unless the namespace has 10 bytes and the instance 6.
+    public init?(txPower: Int8, namespace: [UInt8], instance: [UInt8]) {
+        guard namespace.count == 10, instance.count == 6, let id = BeaconUUID(bytes: namespace + instance) else { return nil }
         self.txPower = txPower
-        self.id = BeaconUUID(bytes: (namespace + instance).prefix(16)) ?? BeaconUUID(high: 0, low: 0)
+        self.id = id
     }
 
     init(reader: inout ByteReader) throws(FrameError) {
@@ -120,8 +120,8 @@ public struct EddystoneURL: Sendable, Hashable {
     /// kept, the longest expansion taken at each position. Nil when the scheme is not http(s).
     public static func encode(_ url: String) -> [UInt8]? {
         let lower = url.lowercased()
-        guard let scheme = schemes.indices.reversed().sorted(by: { schemes[$0].count > schemes[$1].count })
-            .first(where: { lower.hasPrefix(schemes[$0]) }) else { return nil }
+        // "http://www." before "http://": the longer prefix wins.
+        guard let scheme = [1, 0, 3, 2].first(where: { lower.hasPrefix(schemes[$0]) }) else { return nil }
         let rest = url.dropFirst(schemes[scheme].count)
         // Host ends at the first '/'; it is lower-cased, the path is not.
         let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -166,6 +166,9 @@ public struct EddystoneTLM: Sendable, Hashable {
         temperatureRaw = Int16(bitPattern: try reader.uint16BE("Eddystone-TLM temperature"))
         advertisingCount = try reader.uint32BE("Eddystone-TLM advertising count")
         uptimeTenths = try reader.uint32BE("Eddystone-TLM uptime")
+        guard reader.isAtEnd else {
+            throw .wrongLength(what: "Eddystone-TLM frame", offset: 0, expected: "14 bytes", found: reader.bytes.count)
+        }
     }
 
     /// Degrees Celsius, nil when the beacon reports 0x8000 (not supported).

@@ -19,9 +19,7 @@ public struct ExposureNotification: Sendable, Hashable {
     }
 
     public init(advertisingData: AdvertisingData) throws(FrameError) {
-        guard let structure = advertisingData.all(.serviceData16).first(where: {
-            $0.data.count >= 2 && (UInt16($0.data[0]) | UInt16($0.data[1]) << 8) == Self.serviceUUID
-        }) else { throw .notFound(what: "Exposure Notification service data (UUID 0xFD6F)") }
+        guard let structure = advertisingData.all(.serviceData16).first(where: { $0.serviceUUID16 == Self.serviceUUID }) else { throw .notFound(what: "Exposure Notification service data (UUID 0xFD6F)") }
         do {
             try self.init(serviceData: Array(structure.data.dropFirst(2)))
         } catch {

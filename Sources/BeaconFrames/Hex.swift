@@ -11,7 +11,7 @@ public enum Hex {
     }
 
     /// Parses hex digits, ignoring spaces, colons, dashes and underscores between bytes and an
-    /// optional `0x` prefix. Throws with the character offset of the first bad digit.
+    /// optional `0x` prefix. Throws with the UTF-8 byte offset (after the prefix) of the first bad digit.
     public static func decode(_ text: some StringProtocol) throws(HexError) -> [UInt8] {
         var body = Substring(text)
         if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
@@ -24,7 +24,8 @@ public enum Hex {
                 continue
             }
             guard let nibble = nibbleValue(unit) else {
-                throw HexError(offset: offset, reason: "'\(Character(Unicode.Scalar(unit)))' is not a hex digit")
+                let shown = unit < 0x80 ? "'\(Character(Unicode.Scalar(unit)))'" : "byte 0x" + hexByte(unit)
+                throw HexError(offset: offset, reason: "\(shown) is not a hex digit")
             }
             if let h = high {
                 bytes.append(h << 4 | nibble)
@@ -52,7 +53,7 @@ public enum Hex {
 
 /// Text that is not valid hex.
 public struct HexError: Error, Equatable, CustomStringConvertible {
-    /// Character offset into the text (after any `0x` prefix).
+    /// UTF-8 byte offset into the text (after any `0x` prefix).
     public var offset: Int
     public var reason: String
 
@@ -61,5 +62,5 @@ public struct HexError: Error, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "invalid hex at character \(offset): \(reason)" }
+    public var description: String { "invalid hex at byte \(offset): \(reason)" }
 }

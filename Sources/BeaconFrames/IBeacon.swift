@@ -58,11 +58,10 @@ public struct IBeacon: Sendable, Hashable {
     public init(advertisingData: AdvertisingData) throws(FrameError) {
         var nearestMiss: FrameError?
         for structure in advertisingData.all(.manufacturerSpecificData) {
-            guard structure.data.count >= 2 else {
+            guard let company = structure.companyIdentifier else {
                 nearestMiss = nearestMiss ?? .truncated(what: "company identifier", offset: structure.offset + 2, needed: 2, available: structure.data.count)
                 continue
             }
-            let company = CompanyIdentifier(UInt16(structure.data[0]) | UInt16(structure.data[1]) << 8)
             do {
                 try self.init(company: company, manufacturerData: Array(structure.data.dropFirst(2)))
                 return

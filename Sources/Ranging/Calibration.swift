@@ -39,7 +39,8 @@ public enum Calibration {
         return theirs - mine
     }
 
-    static func median(_ values: [Double]) -> Double? {
+    /// The median; nil for no values.
+    public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let mid = sorted.count / 2

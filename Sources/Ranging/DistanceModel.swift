@@ -14,18 +14,39 @@ public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
     public static let `default` = DistanceModel.logDistance(exponent: 2.8)
 
     /// Metres from a filtered RSSI and the 1 m measured power, both dBm. Nil when the measured
-    /// power is not a usable negative value.
+    /// power is not a usable negative value, or the model gives no finite distance.
     public func distance(rssi: Double, measuredPower: Double) -> Double? {
         guard measuredPower < 0, rssi.isFinite else { return nil }
+        let metres: Double
         switch self {
         case let .logDistance(exponent):
             // 10^x as e^(x·ln 10): the same value, and exp is cheaper than pow on the hot path.
-            return exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
+            metres = exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
         case let .altBeaconCurve(curve):
             let ratio = rssi / measuredPower
-            return ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
+            metres = ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
+        }
+        return metres.isFinite && metres < Self.farthest ? metres : nil
+    }
+
+    /// The RSSI at which the model gives `distance`: the inverse of ``distance(rssi:measuredPower:)``,
+    /// used to turn distance thresholds into RSSI thresholds. Distance grows as RSSI falls in
+    /// both models. (The AltBeacon curve jumps from 1 m to c1 + c3 where the reading equals the
+    /// measured power; distances in that gap map to the measured power.)
+    public func rssi(atDistance distance: Double, measuredPower: Double) -> Double? {
+        guard measuredPower < 0, distance > 0, distance.isFinite else { return nil }
+        switch self {
+        case let .logDistance(exponent):
+            return measuredPower - 10 * exponent * log10(distance)
+        case let .altBeaconCurve(curve):
+            let ratio = distance < min(1, curve.c1 + curve.c3) ? pow(distance, 0.1)
+                : distance <= curve.c1 + curve.c3 ? 1 : pow((distance - curve.c3) / curve.c1, 1 / curve.c2)
+            return ratio.isFinite ? ratio * measuredPower : nil
         }
     }
+
+    /// Beyond this a model's estimate means nothing (BLE's longest coded-PHY range is about 1 km).
+    public static let farthest = 10_000.0
 
     public var description: String {
         switch self {

@@ -17,8 +17,13 @@ public struct ProximityTracker: Sendable {
         public internal(set) var lastSeen: Double
         public internal(set) var lastRSSI: Int?
         public internal(set) var filteredRSSI: Double?
+        /// Metres, as of the last range event (computed only when one is written).
         public internal(set) var distance: Double?
+        /// The zone after hysteresis, followed at every reading.
         public internal(set) var zone: Zone = .unknown
+        /// The measured power the zone thresholds were computed for, and the thresholds.
+        var thresholdsPower: Int?
+        var thresholds: ZoneThresholds?
         public internal(set) var meanGap: Double?
         public internal(set) var sightings = 0
         var filter: RSSIFilter
@@ -58,12 +63,20 @@ public struct ProximityTracker: Sendable {
             lastRSSI = reading
             let filtered = filter.update(Double(reading), at: time)
             filteredRSSI = filtered
+            // Zones are followed on the filtered RSSI against thresholds computed once per measured
+            // power; the distance itself (an exp) only when a range event is written.
+            if sighting.measuredPower != thresholdsPower {
+                thresholdsPower = sighting.measuredPower
+                thresholds = sighting.measuredPower.flatMap {
+                    configuration.zones.thresholds(model: configuration.distanceModel, measuredPower: Double($0))
+                }
+            }
+            zone = thresholds.map { configuration.zones.next(from: zone, rssi: filtered, thresholds: $0) } ?? .unknown
+            guard time - lastRangeEvent >= configuration.rangeInterval else { return (newDeadline, false) }
+            lastRangeEvent = time
             distance = sighting.measuredPower.flatMap {
                 configuration.distanceModel.distance(rssi: filtered, measuredPower: Double($0))
             }
-            zone = configuration.zones.next(from: zone, distance: distance)
-            guard time - lastRangeEvent >= configuration.rangeInterval else { return (newDeadline, false) }
-            lastRangeEvent = time
             return (newDeadline, true)
         }
     }
@@ -131,7 +144,9 @@ public struct ProximityTracker: Sendable {
             let track = slots[next.slot]
             guard track.isActive, track.generation == next.generation, track.scheduled == next.deadline else { continue }
             let actual = track.lastSeen + track.timeout
-            if actual < time {
+            // Exit only at the deadline this entry stood for; a later one goes back on the heap,
+            // so exits of other beacons due before it come out first.
+            if actual <= next.deadline {
                 remove(slot: next.slot)
                 events.append(ProximityEvent(kind: .exit, time: actual, identity: track.identity, address: track.address,
                                              receiver: track.receiver))

@@ -35,7 +35,19 @@ public struct RSSIFilter: Sendable {
     /// Trimmed mean only: readings in the window, oldest first.
     private var window: [(time: Double, rssi: Double)] = []
 
-    public init(_ kind: RSSIFilterKind) { self.kind = kind }
+    /// Takes the filter's constants as given, except that out-of-range ones are brought into
+    /// range so the filter cannot misbehave: Kalman noises and the ARMA coefficient must be
+    /// positive (ARMA at most 1), the trimmed mean's window positive and its trim in [0, 0.45].
+    public init(_ kind: RSSIFilterKind) {
+        switch kind {
+        case let .kalman(q, r):
+            self.kind = .kalman(processNoise: q > 0 && q.isFinite ? q : 0.2, measurementNoise: r > 0 && r.isFinite ? r : 32)
+        case let .arma(c):
+            self.kind = .arma(coefficient: c > 0 && c <= 1 ? c : 0.1)
+        case let .trimmedMean(window, trim):
+            self.kind = .trimmedMean(window: window > 0 && window.isFinite ? window : 20, trim: trim >= 0 && trim <= 0.45 ? trim : 0.1)
+        }
+    }
 
     /// The current filtered value; nil before the first reading.
     public var value: Double? { started ? estimate : nil }

@@ -29,6 +29,39 @@ public struct ZoneBoundaries: Sendable, Hashable {
         self.margin = margin
     }
 
+    /// The zone thresholds as RSSI values for one measured power under `model`, so that zones can
+    /// be followed on the filtered RSSI without computing a distance at every reading.
+    public func thresholds(model: DistanceModel, measuredPower: Double) -> ZoneThresholds? {
+        let up = 1 + margin, down = 1 - margin
+        guard let immediatePlain = model.rssi(atDistance: immediate, measuredPower: measuredPower),
+              let immediateOut = model.rssi(atDistance: immediate * up, measuredPower: measuredPower),
+              let immediateIn = model.rssi(atDistance: immediate * down, measuredPower: measuredPower),
+              let nearPlain = model.rssi(atDistance: near, measuredPower: measuredPower),
+              let nearOut = model.rssi(atDistance: near * up, measuredPower: measuredPower),
+              let nearIn = model.rssi(atDistance: near * down, measuredPower: measuredPower),
+              let farthest = model.rssi(atDistance: DistanceModel.farthest, measuredPower: measuredPower)
+        else { return nil }
+        return ZoneThresholds(immediate: immediatePlain, immediateOut: immediateOut, immediateIn: immediateIn,
+                              near: nearPlain, nearOut: nearOut, nearIn: nearIn, farthest: farthest)
+    }
+
+    /// The zone after a new filtered RSSI, given the current zone: ``next(from:distance:)`` on
+    /// the RSSI side of the model (a larger distance is a smaller RSSI).
+    public func next(from current: Zone, rssi: Double, thresholds t: ZoneThresholds) -> Zone {
+        guard rssi.isFinite, rssi > t.farthest else { return .unknown }
+        let plain: Zone = rssi > t.immediate ? .immediate : rssi > t.near ? .near : .far
+        guard current != .unknown, plain != current else { return plain }
+        switch (current, plain) {
+        case (.immediate, .near): return rssi < t.immediateOut ? .near : .immediate
+        case (.near, .immediate): return rssi > t.immediateIn ? .immediate : .near
+        case (.near, .far): return rssi < t.nearOut ? .far : .near
+        case (.far, .near): return rssi > t.nearIn ? .near : .far
+        case (.immediate, .far): return rssi < t.nearOut ? .far : .near
+        case (.far, .immediate): return rssi > t.immediateIn ? .immediate : .near
+        default: return plain
+        }
+    }
+
     /// The zone after a new distance, given the current zone.
     public func next(from current: Zone, distance: Double?) -> Zone {
         let plain = Zone.of(distance: distance, boundaries: self)
@@ -44,4 +77,19 @@ public struct ZoneBoundaries: Sendable, Hashable {
         default: return plain
         }
     }
+}
+
+/// Zone boundaries in RSSI (dBm) for one measured power: see ``ZoneBoundaries/thresholds(model:measuredPower:)``.
+public struct ZoneThresholds: Sendable, Hashable {
+    /// Readings above it are immediate (no hysteresis).
+    public var immediate: Double
+    /// Leaving immediate: below this.
+    public var immediateOut: Double
+    /// Entering immediate: above this.
+    public var immediateIn: Double
+    public var near: Double
+    public var nearOut: Double
+    public var nearIn: Double
+    /// Readings at or below it give no distance (beyond ``DistanceModel/farthest``).
+    public var farthest: Double
 }

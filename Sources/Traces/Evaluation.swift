@@ -36,13 +36,13 @@ public struct Evaluation: Sendable {
         report.rangeEvents = rangeEvents
         report.rangeEventsWithTruth = zoneCount
         report.meanAbsoluteError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
-        report.medianAbsoluteError = Self.median(errors)
+        report.medianAbsoluteError = Calibration.median(errors)
         report.zoneAccuracy = zoneCount == 0 ? nil : Double(zoneHits) / Double(zoneCount)
         var lower = 0.0
         for (i, errors) in bandErrors.enumerated() {
             let upper = i < Self.bandLimits.count ? Self.bandLimits[i] : nil
             report.bands.append(.init(from: lower, to: upper, count: errors.count,
-                                      medianAbsoluteError: Self.median(errors),
+                                      medianAbsoluteError: Calibration.median(errors),
                                       meanAbsoluteError: errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)))
             lower = upper ?? lower
         }
@@ -58,7 +58,9 @@ public struct Evaluation: Sendable {
         var result = EvaluationReport.Presence()
         var enterLatencies: [Double] = [], exitLatencies: [Double] = []
         for window in windows {
-            let mine = events.filter { $0.identity.description == window.beacon && $0.time >= window.start }
+            // This window's events: from its start to the start of the beacon's next window.
+            let nextStart = windows.filter { $0.beacon == window.beacon && $0.start > window.start }.map(\.start).min() ?? .infinity
+            let mine = events.filter { $0.identity.description == window.beacon && $0.time >= window.start && $0.time < nextStart }
             if let enter = mine.first(where: { $0.kind == .enter && $0.time <= window.end }) {
                 enterLatencies.append(enter.time - window.start)
             } else {
@@ -76,13 +78,6 @@ public struct Evaluation: Sendable {
         result.meanExitLatency = exitLatencies.isEmpty ? nil : exitLatencies.reduce(0, +) / Double(exitLatencies.count)
         result.maxExitLatency = exitLatencies.max()
         return result
-    }
-
-    static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let mid = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 }
 

@@ -41,10 +41,12 @@ public enum Simulator {
             let address = beacon.address.flatMap { BluetoothAddress($0) }
                 ?? BluetoothAddress(0xC0, 0xFF, 0xEE, 0x00, UInt8(truncatingIfNeeded: index >> 8), UInt8(truncatingIfNeeded: index + 1))
             let ad = advertisingData(identity: identity, measuredPower: beacon.measuredPower)
-            var time = start
-            while time <= end {
-                let sendTime = time + random.nextDouble() * parameters.jitter
-                time += beacon.interval
+            // Step by an integer count of intervals: no drift, and no stall at large times.
+            let count = ((end - start) / beacon.interval).rounded(.down)
+            guard count.isFinite, count >= 0, count <= WalkScript.mostTransmissions else { continue }
+            let transmissions = Int(count)
+            for k in 0...max(0, transmissions) {
+                let sendTime = start + Double(k) * beacon.interval + random.nextDouble() * parameters.jitter
                 guard sendTime <= end, let distance = beacon.distance(at: sendTime) else { continue }
                 if random.nextDouble() < parameters.packetLoss { continue }
                 let mean = Double(beacon.measuredPower) - 10 * parameters.pathLossExponent * log10(max(distance, 0.05))

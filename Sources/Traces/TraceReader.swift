@@ -54,7 +54,7 @@ public enum TraceReader {
             if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let text = Data(slice)
             guard header != nil else {
-                header = try parseHeader(text, name: name, line: lineNumber)
+                header = try parseHeader(text, name: name, line: lineNumber, issues: &issues)
                 continue
             }
             do {
@@ -76,21 +76,38 @@ public enum TraceReader {
         return Result(header: header, records: records, issues: issues)
     }
 
-    private static func parseHeader(_ text: Data, name: String, line: Int) throws(TraceFileError) -> TraceHeader {
-        guard let object = try? JSONSerialization.jsonObject(with: text) as? [String: Any] else {
+    /// The header's typed keys. Others are kept in the header's JSON text.
+    private struct HeaderLine: Decodable {
+        var nearplay_trace: Int?
+        var created: String?
+        var source: String?
+    }
+
+    private struct PresenceKey: Decodable {
+        var presence: [PresenceWindow]?
+    }
+
+    private static func parseHeader(_ text: Data, name: String, line: Int, issues: inout [TraceIssue]) throws(TraceFileError) -> TraceHeader {
+        guard (try? JSONSerialization.jsonObject(with: text)) is [String: Any] else {
             throw TraceFileError(file: name, line: line, message: "is not a Nearplay trace or btsnoop capture: the first line is not a JSON object (a trace starts with {\"nearplay_trace\":1, …})")
         }
-        guard let version = object["nearplay_trace"] as? Int else {
+        let header: HeaderLine
+        do { header = try JSONDecoder().decode(HeaderLine.self, from: text) } catch {
+            throw TraceFileError(file: name, line: line, message: "the header is malformed: \"nearplay_trace\" must be the integer 1 and \"created\" and \"source\" strings")
+        }
+        guard let version = header.nearplay_trace else {
             throw TraceFileError(file: name, line: line, message: "the header has no \"nearplay_trace\" version number")
         }
         guard version == 1 else {
             throw TraceFileError(file: name, line: line, message: "trace version \(version) is not supported; this Nearplay reads version 1")
         }
         var presence: [PresenceWindow] = []
-        if let windows = object["presence"], let json = try? JSONSerialization.data(withJSONObject: windows) {
-            presence = (try? JSONDecoder().decode([PresenceWindow].self, from: json)) ?? []
+        do {
+            presence = try JSONDecoder().decode(PresenceKey.self, from: text).presence ?? []
+        } catch {
+            issues.append(TraceIssue(file: name, line: line, message: "the header's \"presence\" is not a list of {\"beacon\",\"start\",\"end\"}; evaluation will not measure enter and exit latency"))
         }
-        return TraceHeader(version: 1, created: object["created"] as? String, source: object["source"] as? String,
+        return TraceHeader(version: 1, created: header.created, source: header.source,
                            json: String(decoding: text, as: UTF8.self), presence: presence)
     }
 
@@ -162,12 +179,20 @@ public enum TraceReader {
         var issues = file.problems.map { TraceIssue(file: name, message: "\($0)") }
         var records: [TraceRecord] = []
         let start = file.records.first?.timestamp ?? 0
-        var fragments: [FragmentKey: [UInt8]] = [:]
+        var fragments: [FragmentKey: (data: [UInt8], record: Int)] = [:]
+        var lastTime = 0.0
         for (number, record) in file.records.enumerated() {
             guard let event = record.hciEvent(datalink: file.datalink), event.count >= 3,
                   event[0] == HCIEvent.leMetaEventCode,
                   event[2] == HCIEvent.leAdvertisingReport || event[2] == HCIEvent.leExtendedAdvertisingReport else { continue }
             let dataOffset = record.fileOffset + 24 + (file.datalink == .h4 ? 1 : 0)
+            // Wrapping subtraction in floating point: timestamps come from the file and may be anything.
+            let time = (Double(record.timestamp) - Double(start)) / 1_000_000
+            guard time >= lastTime else {
+                issues.append(TraceIssue(file: name, line: number + 1, byteOffset: record.fileOffset,
+                                         message: "record \(number + 1) is timestamped before the record ahead of it; skipped"))
+                continue
+            }
             do {
                 for report in try HCIEvent.advertisingReports(event, framing: .eventCode) {
                     // Extended advertising data may come in fragments: status 1 means more follows,
@@ -175,16 +200,18 @@ public enum TraceReader {
                     let key = FragmentKey(address: report.address, sid: report.advertisingSID)
                     switch report.dataStatus {
                     case 1:
-                        fragments[key, default: []].append(contentsOf: report.data)
+                        fragments[key, default: ([], number + 1)].data.append(contentsOf: report.data)
                         continue
                     case 0:
                         break
                     default:
                         fragments[key] = nil
+                        issues.append(TraceIssue(file: name, line: number + 1, byteOffset: record.fileOffset,
+                                                 message: "record \(number + 1): the controller truncated the extended advertising data of \(report.address); skipped"))
                         continue
                     }
-                    let data = (fragments.removeValue(forKey: key) ?? []) + report.data
-                    let time = Double(record.timestamp - start) / 1_000_000
+                    let data = (fragments.removeValue(forKey: key)?.data ?? []) + report.data
+                    lastTime = time
                     records.append(TraceRecord(
                         advertisement: Advertisement(time: time, address: report.address, addressType: report.addressType,
                                                      rssi: report.rssi, data: data),
@@ -199,7 +226,12 @@ public enum TraceReader {
                                          message: "record \(number + 1) is a malformed LE advertising report: \(error)"))
             }
         }
-        let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(start - BTSnoop.unixEpochOffsetMicroseconds) / 1_000_000))
+        for (key, fragment) in fragments {
+            issues.append(TraceIssue(file: name, line: fragment.record,
+                                     message: "record \(fragment.record): extended advertising data of \(key.address) never completed before the capture ended; skipped"))
+        }
+        let startTime = file.records.first?.unixTime ?? 0
+        let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: startTime.isFinite ? startTime : 0))
         let header = TraceHeader(version: 1, created: created, source: "btsnoop capture \(name)",
                                  json: "{\"nearplay_trace\":1,\"source\":\"btsnoop\"}")
         return Result(header: header, records: records, issues: issues)

@@ -60,7 +60,10 @@ public struct WalkScript: Codable, Sendable, Hashable {
         for (i, beacon) in beacons.enumerated() {
             let name = "beacon \(i + 1) (\(beacon.beacon))"
             if BeaconIdentity(beacon.beacon) == nil { return "\(name): \"beacon\" is not an identity like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2" }
-            if !(beacon.interval > 0.01) { return "\(name): \"interval\" must be more than 0.01 s" }
+            if !(beacon.interval >= 0.02) { return "\(name): \"interval\" must be at least 0.02 s (BLE's minimum is 20 ms)" }
+            if let address = beacon.address, BluetoothAddress(address) == nil {
+                return "\(name): \"address\" \"\(address)\" is not a Bluetooth address like C0:FF:EE:00:00:01"
+            }
             if !(-127...(-1)).contains(beacon.measuredPower) { return "\(name): \"measured_power\" must be between -127 and -1 dBm" }
             if beacon.waypoints.isEmpty { return "\(name): \"waypoints\" is empty" }
             for (j, point) in beacon.waypoints.enumerated() {
@@ -68,10 +71,20 @@ public struct WalkScript: Codable, Sendable, Hashable {
                     return "\(name): waypoint \(j + 1) must be [time, distance ≥ 0]"
                 }
                 if j > 0, point[0] < beacon.waypoints[j - 1][0] { return "\(name): waypoint \(j + 1) goes back in time" }
+                if !(point[0] >= 0 && point[0] <= Self.longestWalk) { return "\(name): waypoint \(j + 1) must be between 0 and \(Int(Self.longestWalk)) s" }
+            }
+            let span = (beacon.waypoints.last?[0] ?? 0) - (beacon.waypoints.first?[0] ?? 0)
+            if span / beacon.interval > Self.mostTransmissions {
+                return "\(name): \(Int(span)) s at \(beacon.interval) s intervals is more than \(Int(Self.mostTransmissions)) advertisements; shorten the walk or lengthen the interval"
             }
         }
         return nil
     }
+
+    /// The longest walk a script may describe, in seconds (a week).
+    public static let longestWalk = 7 * 24 * 3600.0
+    /// The most advertisements one scripted beacon may send.
+    public static let mostTransmissions = 10_000_000.0
 
     /// Three beacons: one walked in to 0.3 m and out again, one standing at 2 m that is switched
     /// off at 45 s, one far away coming to 4 m. Shows enter, zones changing, and exits.

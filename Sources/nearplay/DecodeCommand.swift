@@ -49,12 +49,13 @@ struct DecodeCommand: ParsableCommand {
         if !found { throw Diagnostics.dataError }
     }
 
+    /// HCI events start with 04 3E or 3E; manufacturer data with Apple's iBeacon signature
+    /// 4C 00 02 15 or an AltBeacon code BE AC after the company id (24 or 25 bytes in all);
+    /// anything else is read as advertising data.
     static func guess(_ bytes: [UInt8]) -> Kind {
         if bytes.count >= 3, bytes[1] == 0x3E || bytes[0] == 0x3E { return .hci }
-        let ad = AdvertisingData(parsing: bytes)
-        if !ad.problems.isEmpty || ad.structures.isEmpty, bytes.count >= 4, bytes[1] == 0x00 || (bytes[2] == 0xBE && bytes[3] == 0xAC) {
-            return .manufacturer
-        }
+        if bytes.starts(with: [0x4C, 0x00, 0x02]) { return .manufacturer }
+        if bytes.count >= 4, bytes[2] == 0xBE, bytes[3] == 0xAC, (24...26).contains(bytes.count) { return .manufacturer }
         return .ad
     }
 

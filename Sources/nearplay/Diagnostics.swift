@@ -5,8 +5,10 @@ import Foundation
 enum Diagnostics {
     /// Bad input data (EX_DATAERR).
     static let dataError = ExitCode(65)
-    /// An input file could not be opened, or an output written (EX_NOINPUT).
+    /// An input file does not exist or cannot be read (EX_NOINPUT).
     static let noInput = ExitCode(66)
+    /// An output file cannot be created (EX_CANTCREAT).
+    static let cannotCreate = ExitCode(73)
 
     static func error(_ message: String) {
         write("nearplay: error: " + message + "\n")

@@ -54,7 +54,8 @@ struct EvalCommand: ParsableCommand {
             guard let trace = input.read(path) else { continue }
             guard trace.records.contains(where: { $0.truthDistance != nil }) else {
                 Diagnostics.error("\(path): no line carries truth_m, so there is nothing to evaluate against")
-                throw Diagnostics.dataError
+                input.markBadData()
+                continue
             }
             if !json, let exponent = fittedExponent(trace.records) {
                 Diagnostics.write("\((path as NSString).lastPathComponent): the recording's own path-loss exponent (fitted to median RSSI by distance) is \(String(format: "%.2f", exponent))\n")
@@ -72,7 +73,7 @@ struct EvalCommand: ParsableCommand {
                 }
             }
         }
-        if input.hadBadData { throw Diagnostics.dataError }
+        try input.finish(offsets: ranging.configuration.receiverOffsets)
     }
 
     private func row(file: String, model: String, _ r: EvaluationReport) -> String {

@@ -41,11 +41,14 @@ struct PracticeCommand: AsyncParsableCommand {
 
         var accelerometer: AccelerometerInput?
         var microphone: MicrophoneInput?
+        // Every sensor the game needs played from a file: the round runs on the recording's clock.
+        let fromRecordings = (!minigame.sensors.contains(.accelerometer) || sensors.accelFile != nil)
+            && (!minigame.sensors.contains(.microphone) || sensors.audioFile != nil)
         if minigame.sensors.contains(.accelerometer) {
-            accelerometer = try sensors.accelerometerInput().get()
+            accelerometer = try sensors.accelerometerInput(paced: !fromRecordings).get()
         }
         if minigame.sensors.contains(.microphone) {
-            microphone = try sensors.microphoneInput().get()
+            microphone = try sensors.microphoneInput(paced: !fromRecordings).get()
         }
 
         TerminalDisplay.line("\(minigame.name.capitalized): \(minigame.instructions) (\(Int(plan.duration)) s)")
@@ -56,6 +59,33 @@ struct PracticeCommand: AsyncParsableCommand {
             TerminalDisplay.status("\(second)…")
             try await Task.sleep(for: .seconds(1))
         }
+        let recording: RoundRecording
+        if fromRecordings {
+            recording = try await recordedRound(game: minigame.name, plan: plan, calibration: calibration,
+                                                accelerometer: accelerometer, microphone: microphone)
+        } else {
+            recording = try await liveRound(game: minigame.name, plan: plan, calibration: calibration,
+                                            accelerometer: accelerometer, microphone: microphone)
+        }
+        let score = try ScoreVerifier().verify(claimedScore: minigame.score(recording).score, recording: recording)
+        if let saveRecording {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(recording).write(to: URL(fileURLWithPath: saveRecording))
+        }
+        if json {
+            TerminalDisplay.json(score)
+        } else {
+            print("Score: \(score.score)")
+            for (name, value) in score.details.sorted(by: { $0.key < $1.key }) {
+                print("  \(name): \(String(format: "%g", value))")
+            }
+        }
+    }
+
+    /// A round on live sensors, timed by the wall clock, with a live meter.
+    private func liveRound(game: String, plan: RoundPlan, calibration: SensorCalibration,
+                           accelerometer: AccelerometerInput?, microphone: MicrophoneInput?) async throws -> RoundRecording {
         // Sensors start with the round, so a recording fed from a file starts at its beginning.
         let start = monotonicSeconds()
         let recorder = RoundRecorder(start: start)
@@ -104,21 +134,40 @@ struct PracticeCommand: AsyncParsableCommand {
         if let failure = recorder.failure { throw failure }
         if ended < plan.duration { throw CommandFailure("The round was interrupted after \(Int(ended)) s; no score.") }
 
-        let recording = recorder.recording(game: minigame.name, plan: plan, calibration: calibration)
-        let score = try ScoreVerifier().verify(claimedScore: minigame.score(recording).score, recording: recording)
-        if let saveRecording {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(recording).write(to: URL(fileURLWithPath: saveRecording))
-        }
-        if json {
-            TerminalDisplay.json(score)
-        } else {
-            print("Score: \(score.score)")
-            for (name, value) in score.details.sorted(by: { $0.key < $1.key }) {
-                print("  \(name): \(String(format: "%g", value))")
+        return recorder.recording(game: game, plan: plan, calibration: calibration)
+    }
+
+    /// A round played from recordings: the files are read as fast as they can be and the round
+    /// runs on their own clock (each stream's times from its first sample), so a busy machine can
+    /// slow the round down but not shift or cut it.
+    private func recordedRound(game: String, plan: RoundPlan, calibration: SensorCalibration,
+                               accelerometer: AccelerometerInput?, microphone: MicrophoneInput?) async throws -> RoundRecording {
+        var levels: [LevelSample] = []
+        var accelerations: [AccelerationSample] = []
+        if let microphone {
+            var first: Double?
+            for try await level in microphone.levels() {
+                let start = first ?? level.time
+                first = start
+                var moved = level
+                moved.time -= start
+                if moved.time > plan.duration { break }
+                levels.append(moved)
             }
         }
+        if let accelerometer {
+            var first: Double?
+            for try await sample in accelerometer.samples() {
+                let start = first ?? sample.time
+                first = start
+                var moved = sample
+                moved.time -= start
+                if moved.time > plan.duration { break }
+                accelerations.append(moved)
+            }
+        }
+        return RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
+                              levels: levels, accelerations: accelerations, calibration: calibration)
     }
 }
 

@@ -60,15 +60,18 @@ struct RangingOptions: ParsableArguments {
     @Option(help: "Seconds between range events per beacon (0: at every sighting).")
     var rangeInterval: Double = 1
 
+    // Comparisons are written so that NaN fails them.
     func validate() throws {
-        guard processNoise > 0, measurementNoise > 0 else { throw ValidationError("--process-noise and --measurement-noise must be positive.") }
-        guard armaCoefficient > 0, armaCoefficient <= 1 else { throw ValidationError("--arma-coefficient must be in (0, 1].") }
-        guard averageWindow > 0 else { throw ValidationError("--average-window must be positive.") }
-        guard exponent > 0 else { throw ValidationError("--exponent must be positive; indoors it is usually between 1.6 and 3.5.") }
-        guard minExitTimeout > 0, maxExitTimeout >= minExitTimeout else {
-            throw ValidationError("--min-exit-timeout must be positive and no larger than --max-exit-timeout.")
+        guard processNoise > 0, processNoise.isFinite, measurementNoise > 0, measurementNoise.isFinite else {
+            throw ValidationError("--process-noise and --measurement-noise must be positive numbers.")
         }
-        guard rangeInterval >= 0 else { throw ValidationError("--range-interval must be 0 or more seconds.") }
+        guard armaCoefficient > 0, armaCoefficient <= 1 else { throw ValidationError("--arma-coefficient must be in (0, 1].") }
+        guard averageWindow > 0, averageWindow <= 3600 else { throw ValidationError("--average-window must be between 0 and 3600 seconds.") }
+        guard exponent >= 0.5, exponent <= 10 else { throw ValidationError("--exponent must be between 0.5 and 10; indoors it is usually between 1.6 and 3.5.") }
+        guard minExitTimeout > 0, maxExitTimeout >= minExitTimeout, maxExitTimeout <= 86_400 else {
+            throw ValidationError("--min-exit-timeout must be positive and no larger than --max-exit-timeout, which must be at most a day (86400 s).")
+        }
+        guard rangeInterval >= 0, rangeInterval <= 86_400 else { throw ValidationError("--range-interval must be between 0 and 86400 seconds.") }
         _ = try offsets()
     }
 

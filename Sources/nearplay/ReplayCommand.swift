@@ -8,7 +8,8 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Replay trace files (trace v1 or btsnoop) and print the proximity events.",
         discussion: """
         Bad lines are reported on standard error with their line number and skipped; the command \
-        then exits 65. Several files are replayed one after the other, each from its own start.
+        then exits 65 (66 when a file is missing). Several files are replayed one after the other, \
+        each from its own start.
         """
     )
 
@@ -43,7 +44,7 @@ struct ReplayCommand: ParsableCommand {
                 Diagnostics.warning("\(path): dropped \(replay.summary.droppedReadings) impossible RSSI readings (≥ 0 dBm, below -127 dBm or unavailable)")
             }
         }
-        if input.hadBadData { throw Diagnostics.dataError }
+        try input.finish(offsets: ranging.configuration.receiverOffsets)
     }
 }
 

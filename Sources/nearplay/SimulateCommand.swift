@@ -36,10 +36,12 @@ struct SimulateCommand: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        guard exponent > 0 else { throw ValidationError("--exponent must be positive.") }
-        guard sigma >= 0 else { throw ValidationError("--sigma must be 0 or more dB.") }
-        guard (0..<1).contains(loss) else { throw ValidationError("--loss must be at least 0 and less than 1.") }
-        if let interval, interval < 0.02 { throw ValidationError("--interval must be at least 0.02 s (BLE's minimum is 20 ms).") }
+        guard exponent >= 0.5, exponent <= 10 else { throw ValidationError("--exponent must be between 0.5 and 10; rooms are usually between 1.6 and 3.5.") }
+        guard sigma >= 0, sigma <= 30 else { throw ValidationError("--sigma must be between 0 and 30 dB.") }
+        guard loss >= 0, loss < 1 else { throw ValidationError("--loss must be at least 0 and less than 1.") }
+        if let interval, !(interval >= 0.02 && interval <= 60) {
+            throw ValidationError("--interval must be between 0.02 s (BLE's minimum) and 60 s.")
+        }
     }
 
     func run() throws {
@@ -72,7 +74,7 @@ struct SimulateCommand: ParsableCommand {
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
                 Diagnostics.error("cannot write \(output): check that its folder exists and is writable")
-                throw Diagnostics.noInput
+                throw Diagnostics.cannotCreate
             }
             Diagnostics.write("wrote \(records.count) advertisements from \(walk.beacons.count) beacons to \(output)\n")
         } else {

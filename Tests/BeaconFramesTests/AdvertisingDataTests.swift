@@ -51,5 +51,9 @@ import Testing
         #expect(throws: HexError(offset: 2, reason: "'z' is not a hex digit")) { try Hex.decode("02z1") }
         #expect(throws: HexError(offset: 3, reason: "odd number of hex digits")) { try Hex.decode("020") }
         #expect((try? Hex.decode("02:01 06")) == [2, 1, 6])
+        #expect(throws: HexError(offset: 2, reason: "byte 0xC3 is not a hex digit")) { try Hex.decode("02é1") }
+        #expect(BluetoothAddress("C0::FF:EE:00:00:01") == nil)
+        #expect(BluetoothAddress("C0:FF-EE:00:00:01") == nil)
+        #expect(BluetoothAddress("c0-ff-ee-00-00-01")?.description == "C0:FF:EE:00:00:01")
     }
 }

@@ -46,11 +46,13 @@ import Testing
         #expect(found == expected)
     }
 
-    @Test(arguments: [BTSnoop.Datalink.h1, .h4])
+    @Test(arguments: [BTSnoop.Datalink.h1, .h4, .monitor])
     func writerOutputReadsBack(datalink: BTSnoop.Datalink) throws {
         let event = try Hex.decode("3e2b02010301e1acca3dea0d1f02011a03036ffd17166ffd0d3b4f65584c582160571dd19010d41c2660ee34d1")
         let data = datalink == .h4 ? [0x04] + event : event
-        let record = BTSnoop.Record(flags: 3, timestamp: BTSnoop.unixEpochOffsetMicroseconds + 1_700_000_000_000_000, data: data)
+        // Monitor format: controller index 1, opcode 3 (event); the others: received event.
+        let flags: UInt32 = datalink == .monitor ? 1 << 16 | 3 : 3
+        let record = BTSnoop.Record(flags: flags, timestamp: BTSnoop.unixEpochOffsetMicroseconds + 1_700_000_000_000_000, data: data)
         let bytes = BTSnoop.header(datalink: datalink) + BTSnoop.encode(record) + BTSnoop.encode(record)
         let file = try BTSnoop.parse(bytes)
         #expect(file.datalink == datalink)
@@ -69,7 +71,7 @@ import Testing
     }
 
     @Test func refusesOtherFilesClearly() {
-        #expect(throws: FrameError.unexpectedValue(what: "btsnoop datalink", offset: 12, expected: "1001 (H1) or 1002 (H4)", found: "1003")) {
+        #expect(throws: FrameError.unexpectedValue(what: "btsnoop datalink", offset: 12, expected: "1001 (H1), 1002 (H4) or 2001 (BlueZ monitor)", found: "1003")) {
             try BTSnoop.parse(BTSnoop.magic + [0, 0, 0, 1, 0, 0, 0x03, 0xEB])
         }
         #expect(throws: FrameError.self) { try BTSnoop.parse(Array("not a capture at all".utf8)) }

@@ -59,8 +59,9 @@ import Testing
         #expect(lines[0] == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59}"#)
         #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"zone":"near","truth_m":1.0}"#))
         #expect(lines[2].contains(#""event":"range""#) && !lines[2].contains("truth_m"))
-        // The trace ends: the beacon exits at its deadline (last seen + the 30 s initial timeout).
-        #expect(lines[3].hasPrefix(#"{"t":"#) && lines[3].contains(#""event":"exit""#))
+        // The trace ends: the beacon exits at its deadline, last seen (0.3 s) + 2 s (its one
+        // 0.2 s gap gives 12 × 0.2 = 2.4 s, within the bounds).
+        #expect(lines[3] == #"{"t":2.700,"event":"exit","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01"}"#)
     }
 
     @Test func replayPrintsATableByDefault() throws {
@@ -68,8 +69,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try Self.run(["replay", path])
         #expect(run.status == 0)
-        #expect(run.stdout.hasPrefix("t  ") || run.stdout.contains("event"))
-        #expect(run.stdout.contains("enter") && run.stdout.contains("range") && run.stdout.contains("exit"))
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count == 4)
+        #expect(rows[0].hasPrefix("t ") && rows[0].contains("event") && rows[0].contains("dist m"))
+        #expect(rows[1].contains("enter") && rows[1].contains("-70"))
+        // -70 dBm against -59 at 1 m with n = 2.8: 10^(11/28) = 2.47 m, near.
+        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.47") && rows[2].contains("near"))
+        #expect(rows[3].contains("30.000") && rows[3].contains("exit"))
     }
 
     @Test func usageErrorsExit64WithAMessage() throws {
@@ -77,15 +83,15 @@ import Testing
         #expect(noFiles.status == 64)
         let badOption = try Self.run(["replay", "--exponent=-1", "x.jsonl"])
         #expect(badOption.status == 64)
-        #expect(badOption.stderr.contains("--exponent must be positive"))
+        #expect(badOption.stderr.contains("--exponent must be between 0.5 and 10"))
         let notHex = try Self.run(["decode", "zz"])
         #expect(notHex.status == 64)
         #expect(notHex.stderr.contains("not hex"))
     }
 
-    @Test func missingOrForeignFilesExit65() throws {
+    @Test func missingFilesExit66AndForeignFilesExit65() throws {
         let missing = try Self.run(["replay", "/nonexistent/trace.jsonl"])
-        #expect(missing.status == 65)
+        #expect(missing.status == 66, "a missing input is EX_NOINPUT")
         #expect(missing.stderr.contains("/nonexistent/trace.jsonl: no such file"))
         let path = try Self.temporaryFile("hello\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -130,8 +136,37 @@ import Testing
     @Test func evalRefusesTracesWithoutTruth() throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try Self.run(["eval", path])
+        let withTruth = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\",\"truth_m\":3}\n")
+        defer { try? FileManager.default.removeItem(atPath: withTruth) }
+        let run = try Self.run(["eval", path, withTruth])
         #expect(run.status == 65)
         #expect(run.stderr.contains("no line carries truth_m"))
+        // The file after it is still evaluated.
+        #expect(run.stdout.split(separator: "\n").count == 4)
+    }
+
+    @Test func offsetsForReceiversNoTraceNamesAreReported() throws {
+        let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\",\"rx\":\"pi-4\"}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["replay", "--json", "--rssi-offset", "pi4=5", "--rssi-offset", "pi-4=2", path])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("no trace line names the receiver \"pi4\""))
+        #expect(!run.stderr.contains("\"pi-4\""))
+        #expect(run.stdout.contains(#""rssi":-68"#) && run.stdout.contains(#""rx":"pi-4""#))
+    }
+
+    @Test func optionsOutOfRangeAreUsageErrors() throws {
+        for arguments in [["replay", "--exponent", "0.001", "x"], ["simulate", "--interval", "nan"], ["replay", "--max-exit-timeout", "inf", "x"]] {
+            let run = try Self.run(arguments)
+            #expect(run.status == 64, "\(arguments)")
+        }
+        let unwritable = try Self.run(["simulate", "-o", "/nonexistent/folder/out.jsonl"])
+        #expect(unwritable.status == 73)
+    }
+
+    @Test func decodeRecognisesAltBeaconManufacturerData() throws {
+        let run = try Self.run(["decode", "1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("AltBeacon: manufacturer 0x0118 (Radius Networks)"))
     }
 }

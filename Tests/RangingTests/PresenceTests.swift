@@ -81,6 +81,46 @@ import Testing
         #expect(events.suffix(3).map(\.kind) == [.exit, .enter, .range])
     }
 
+    /// Beacons with different timeouts going silent close together: the exits come out in time
+    /// order, each at its own deadline.
+    @Test func exitsComeOutInTimeOrderWhateverTheirTimeouts() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        let fast = Self.beacon
+        let slow = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 9, low: 9), major: 0, minor: 0)
+        let once = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 8, low: 8), major: 0, minor: 0)
+        for time in stride(from: 0.0, through: 5, by: 0.1) { tracker.observe(Self.sighting(time, identity: fast), into: &events) }
+        tracker.observe(Self.sighting(4.4, identity: slow), into: &events)
+        tracker.observe(Self.sighting(4.5, identity: slow), into: &events)
+        tracker.observe(Self.sighting(4.6, identity: once), into: &events)
+        tracker.finish(into: &events)
+        let exits = events.filter { $0.kind == .exit }
+        #expect(exits.map(\.time) == exits.map(\.time).sorted(), "exits out of order: \(exits.map(\.time))")
+        // Deadlines: the fast beacon 5.0 + 2 s; the other seen twice 0.1 s apart, so also 2 s: 4.5 + 2;
+        // the one seen once keeps the initial 30 s. The fast one's heap entry from its first
+        // sightings (2.1 s) is popped first and must not make it exit ahead of 6.5.
+        #expect(exits.map(\.identity) == [slow, fast, once])
+        #expect(zip(exits.map(\.time), [6.5, 7.0, 34.6]).allSatisfy { abs($0 - $1) < 0.01 }, "\(exits.map(\.time))")
+    }
+
+    /// A beacon that exits frees its slot; one that enters later takes it, and stale deadlines
+    /// of the first must not make the second exit early.
+    @Test func reusedSlotsIgnoreTheirPreviousBeaconsDeadlines() {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        let first = Self.beacon
+        let second = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 5, low: 5), major: 1, minor: 1)
+        for time in stride(from: 0.0, through: 1, by: 0.1) { tracker.observe(Self.sighting(time, identity: first), into: &events) }
+        tracker.advance(to: 10, into: &events)
+        #expect(events.last?.kind == .exit && tracker.count == 0)
+        // The second beacon is seen once a second for a minute: its timeout is 12 s.
+        for time in stride(from: 10.0, through: 70, by: 1) { tracker.observe(Self.sighting(time, identity: second), into: &events) }
+        #expect(events.filter { $0.kind == .exit && $0.identity == second }.isEmpty)
+        tracker.finish(into: &events)
+        #expect(events.last?.identity == second)
+        #expect(abs((events.last?.time ?? 0) - 82) < 0.5)
+    }
+
     @Test func impossibleReadingsAreDroppedAndCountedButStillShowPresence() {
         var tracker = ProximityTracker()
         var events: [ProximityEvent] = []

@@ -19,7 +19,11 @@ import Testing
                 let hash = (random() % 64) << 1 | 1
                 index.insert(hash, slot: slot)
                 reference[slot] = hash
-            } else if let (slot, hash) = reference.randomElement() {
+            } else if !reference.isEmpty {
+                // A seeded choice, so a failure reproduces.
+                let keys = reference.keys.sorted()
+                let slot = keys[Int(random() % UInt64(keys.count))]
+                let hash = reference[slot]!
                 index.remove(hash, slot: slot)
                 reference[slot] = nil
             }

@@ -50,7 +50,7 @@ import Traces
         let messages = result.issues.map(\.description)
         #expect(messages[0].hasPrefix("t.jsonl:3: field \"rssi\""))
         #expect(messages[1].contains("\"addr\""))
-        #expect(messages[2].contains("\"ad\"") && messages[2].contains("character 5"))
+        #expect(messages[2].contains("\"ad\"") && messages[2].contains("byte 5"))
         #expect(messages[3].contains("missing field \"rssi\""))
         #expect(messages[4].contains("not valid JSON"))
         #expect(messages[5].contains("earlier than the line before"))
@@ -69,6 +69,14 @@ import Traces
             #expect("\(error)" == "t.jsonl:1: trace version 2 is not supported; this Nearplay reads version 1")
         }
         #expect(throws: TraceFileError.self) { try TraceReader.read(path: "/nonexistent/trace.jsonl") }
+        #expect(throws: TraceFileError.self) { try Self.read("{\"nearplay_trace\":true}\n") }
+        #expect(throws: TraceFileError.self) { try Self.read("{\"nearplay_trace\":\"1\"}\n") }
+    }
+
+    @Test func reportsAMalformedPresenceInsteadOfDroppingItSilently() throws {
+        let result = try Self.read("{\"nearplay_trace\":1,\"presence\":[{\"beacon\":1}]}\n")
+        #expect(result.header.presence.isEmpty)
+        #expect(result.issues.first?.message.contains("presence") == true)
     }
 
     @Test func acceptsBTSnoopWhereverATraceIs() throws {
@@ -78,7 +86,9 @@ import Traces
         let result = try TraceReader.read(path: url.path)
         #expect(result.issues.isEmpty)
         #expect(result.records.count == 412)
-        #expect(result.records.first?.advertisement.time == 0 || (result.records.first?.advertisement.time ?? -1) >= 0)
+        // Time counts from the capture's first record; its first advertising report comes 0.7 s in.
+        #expect((result.records.first?.advertisement.time ?? -1) > 0 && (result.records.first?.advertisement.time ?? 2) < 1)
+        #expect((result.records.last?.advertisement.time ?? 200) < 147, "the capture spans 147 s")
         let times = result.records.map(\.advertisement.time)
         #expect(times == times.sorted())
         #expect(result.records.compactMap { Sighting($0.advertisement) }.count == 11)
