@@ -144,3 +144,18 @@ public final class BlueZMock: @unchecked Sendable {
         return reply.first?.stringKeyedValue ?? [:]
     }
 }
+
+extension BlueZMock {
+    /// Replaces a method of a mock object with one that fails with `errorName`, as bluetoothd or
+    /// the D-Bus policy would.
+    public func makeFail(_ method: String, interface: String, path: DBusObjectPath, signature: String = "",
+                         errorName: String, message: String) async throws {
+        let code = "raise dbus.exceptions.DBusException(\(pythonString(message)), name=\(pythonString(errorName)))"
+        _ = try await call("AddMethod", [.string(interface), .string(method), .string(signature), .string(""), .string(code)],
+                           path: path, interface: "org.freedesktop.DBus.Mock")
+    }
+
+    private func pythonString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}

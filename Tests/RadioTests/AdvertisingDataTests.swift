@@ -56,4 +56,28 @@ import Testing
         guard case .irrelevant = objects.apply(signal) else { Issue.record("a malformed InterfacesAdded was applied"); return }
         #expect(objects.adapters.isEmpty)
     }
+
+    @Test func sendsIntervalsOnlyWhereBlueZReadsThem() {
+        let payload = AdvertisingPayload(manufacturerData: [0x004C: [0x02, 0x15]], interval: .milliseconds(100))
+        let with = BlueZAdvertiser.properties(for: payload, withInterval: true)
+        #expect(with["MinInterval"] == .uint32(100) && with["MaxInterval"] == .uint32(100))
+        let without = BlueZAdvertiser.properties(for: payload, withInterval: false)
+        #expect(Set(without.keys) == ["Type", "ManufacturerData"])
+    }
+
+    @Test func infersIntervalControlFromSupportedCapabilities() {
+        let adapter: [String: DBusValue] = ["Address": .string("00:01:02:03:04:05"), "Powered": .boolean(true)]
+        let manager: [String: DBusValue] = ["ActiveInstances": .byte(1), "SupportedInstances": .byte(3)]
+        let old = BlueZAdapter(path: "/org/bluez/hci0", interfaces: [
+            "org.bluez.Adapter1": adapter, "org.bluez.LEAdvertisingManager1": manager,
+        ])
+        #expect(old?.advertising == BlueZAdapter.AdvertisingCapacity(activeInstances: 1, freeInstances: 3, controlsInterval: false))
+        var newer = manager
+        newer["SupportedCapabilities"] = .stringVariantDictionary([("MaxAdvLen", .byte(251))])
+        let recent = BlueZAdapter(path: "/org/bluez/hci0", interfaces: [
+            "org.bluez.Adapter1": adapter, "org.bluez.LEAdvertisingManager1": newer,
+        ])
+        #expect(recent?.advertising?.controlsInterval == true)
+        #expect(BlueZAdapter(path: "/org/bluez/hci0", interfaces: ["org.bluez.Adapter1": adapter])?.advertising == nil)
+    }
 }

@@ -154,6 +154,18 @@ import Testing
         await probe.stop()
     }
 
+    @Test func reportsAPolicyDenialWithWhatToDo() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        try await bluez.mock.makeFail("StartDiscovery", interface: "org.bluez.Adapter1", path: "/org/bluez/hci0",
+                                      errorName: "org.freedesktop.DBus.Error.AccessDenied", message: "Rejected send message")
+        let error = await #expect(throws: RadioError.self) {
+            try await BlueZScanner(busAddress: bluez.address).scan { _ in }
+        }
+        #expect(error?.code == .permissionDenied)
+        #expect(error?.message.contains("sudo usermod -aG bluetooth $USER") == true)
+    }
+
     @Test func scansWithTheNamedAdapterOnly() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
