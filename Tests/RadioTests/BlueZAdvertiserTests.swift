@@ -21,11 +21,11 @@ import Testing
         async throws -> (sender: String, path: String, properties: [String: DBusValue])?
     {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let registered = try await bluez.mock.registeredAdvertisement() { return registered }
+            guard ContinuousClock.now < deadline else { return nil }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return nil
     }
 
     @Test func registersABroadcastWithExactlyTheIBeaconBytes() async throws {

@@ -35,12 +35,20 @@ import Testing
         }
 
         /// Sends SIGINT, as Ctrl-C does, and waits for the exit.
-        func interrupt() -> (status: Int32, stdout: String, stderr: String) {
+        func interrupt() async -> (status: Int32, stdout: String, stderr: String) {
             if process.isRunning { kill(process.processIdentifier, SIGINT) }
-            return finish()
+            return await finish()
         }
 
-        func finish() -> (status: Int32, stdout: String, stderr: String) {
+        /// Waits for the exit on a thread of its own: blocking one of the few threads that run
+        /// the tests' tasks would stall every other test.
+        func finish() async -> (status: Int32, stdout: String, stderr: String) {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: self.waitForExit()) }.start()
+            }
+        }
+
+        private func waitForExit() -> (status: Int32, stdout: String, stderr: String) {
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -55,7 +63,7 @@ import Testing
         defer { bluez.stop() }
         try await bluez.mock.addAdapter("hci1")
         try await bluez.mock.setPowered(false, adapter: "hci1")
-        let run = try Command(["adapters"], bus: bluez.address).finish()
+        let run = try await Command(["adapters"], bus: bluez.address).finish()
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
@@ -68,7 +76,7 @@ import Testing
     @Test func adaptersSaysWhenTheBluetoothServiceIsNotRunning() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let run = try Command(["adapters"], bus: bus.address).finish()
+        let run = try await Command(["adapters"], bus: bus.address).finish()
         #expect(run.status == 69)
         #expect(run.stderr.contains("bluetoothd) is not running: start it with `sudo systemctl start bluetooth`"))
     }
@@ -82,7 +90,7 @@ import Testing
         try await waitUntil { try await bluez.mock.adapterProperties()["Discovering"] == .boolean(true) }
         try await bluez.mock.advertise(path, rssi: -61, manufacturerData: [0x004C: Beacons.first.manufacturerData])
         try await Task.sleep(for: .milliseconds(300))
-        let run = scan.interrupt()
+        let run = await scan.interrupt()
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix(#"{"t":"#) == true)
@@ -100,7 +108,7 @@ import Testing
         let path = try await bluez.mock.addDevice(Beacons.secondAddress)
         try await bluez.mock.advertise(path, rssi: -70, manufacturerData: [0x004C: Beacons.second.manufacturerData])
         try await Task.sleep(for: .milliseconds(300))
-        let run = record.interrupt()
+        let run = await record.interrupt()
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix(#"{"nearplay_trace":1,"created":""#) == true)
@@ -118,7 +126,7 @@ import Testing
         let registered = try await bluez.mock.registeredAdvertisement()
         #expect(registered?.properties["ManufacturerData"]?.dictionaryValue?.first?.value.bytesValue
             == IBeacon(uuid: Beacons.uuid, major: 7, minor: 42, measuredPower: -59).manufacturerData)
-        let run = advertise.interrupt()
+        let run = await advertise.interrupt()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try await bluez.mock.registeredAdvertisement() == nil, "withdrawn on Ctrl-C")
     }
@@ -127,8 +135,8 @@ import Testing
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
         try await bluez.mock.setAdvertisingLimit(0)
-        let run = try Command(["advertise", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "1", "--minor", "2"],
-                              bus: bluez.address).finish()
+        let run = try await Command(["advertise", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "1", "--minor", "2"],
+                                bus: bluez.address).finish()
         #expect(run.status == 69)
         #expect(run.stderr.contains("nearplay: error: Bluetooth adapter hci0 has no free advertising instance"))
     }

@@ -37,11 +37,13 @@ final class ScanProbe: Sendable {
     func first(after index: Int = 0, within timeout: Duration = .seconds(10),
                where predicate: @escaping (Advertisement) -> Bool) async -> Advertisement? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let match = state.advertisements.withLock({ Array($0.dropFirst(index)) }).first(where: predicate) { return match }
+            // Checked after looking, so a sleep that overran the deadline (a busy machine) still
+            // gets one last look.
+            guard ContinuousClock.now < deadline else { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return nil
     }
 
     /// Stops the scanner and waits until its task has finished (discovery stopped).
