@@ -26,10 +26,24 @@ let package = Package(
             dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Minigames", dependencies: ["Sensors"]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(
+            name: "Radio",
+            dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .executableTarget(
+            name: "nearplay-dbus-bench",
+            dependencies: ["DBus", "Radio", "BusTestSupport"],
+            path: "Benchmarks/DBusThroughput"
+        ),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

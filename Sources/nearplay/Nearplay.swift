@@ -13,6 +13,10 @@ struct Nearplay: AsyncParsableCommand {
             SensorsCommand.self,
             Calibrate.self,
             PracticeCommand.self,
+            AdaptersCommand.self,
+            ScanCommand.self,
+            AdvertiseCommand.self,
+            RecordCommand.self,
         ]
     )
 }

@@ -1,0 +1,4 @@
+#ifndef NEARPLAY_CDBUS_SHIM_H
+#define NEARPLAY_CDBUS_SHIM_H
+#include <dbus/dbus.h>
+#endif

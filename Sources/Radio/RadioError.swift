@@ -1,0 +1,42 @@
+import DBus
+
+/// A failure of a radio backend that retrying will not fix, with what to do about it.
+public struct RadioError: Error, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Every advertising instance of the controller is taken.
+        public static let noFreeAdvertisingInstance = Code(rawValue: "noFreeAdvertisingInstance")
+        /// The Bluetooth service refused the advertisement (too long, invalid, unsupported).
+        public static let advertisementRejected = Code(rawValue: "advertisementRejected")
+        /// The D-Bus policy does not let this user talk to the Bluetooth service.
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
+        /// A named adapter does not exist or cannot do what was asked.
+        public static let adapterUnusable = Code(rawValue: "adapterUnusable")
+    }
+
+    public var code: Code
+    /// A sentence saying what happened and what to do.
+    public var message: String
+    /// The D-Bus error behind it, if any.
+    public var cause: DBusError?
+
+    public init(_ code: Code, _ message: String, cause: DBusError? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        guard let cause else { return message }
+        return "\(message) (\(cause))"
+    }
+
+    static func accessDenied(_ action: String, cause: DBusError) -> RadioError {
+        RadioError(.permissionDenied,
+                   "The D-Bus policy does not allow this user to \(action). Add the user to the `bluetooth` "
+                       + "group (`sudo usermod -aG bluetooth $USER`, then log in again) or see hardware-notes.md.",
+                   cause: cause)
+    }
+}

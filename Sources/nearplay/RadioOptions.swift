@@ -1,0 +1,76 @@
+import ArgumentParser
+import DBus
+import Foundation
+import Logging
+import Radio
+
+/// Options shared by the commands that use the Bluetooth radio.
+struct RadioOptions: ParsableArguments {
+    @Option(help: "Bluetooth adapter to use, e.g. hci1 (see `nearplay adapters`). Default: the first powered one.")
+    var adapter: String?
+
+    @Flag(name: .shortAndLong, help: "Log more about what the radio does.")
+    var verbose = false
+
+    func validate() throws {
+        if let adapter, !(adapter.hasPrefix("hci") && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count > 3) {
+            throw ValidationError("--adapter takes an adapter name such as hci0, not “\(adapter)”.")
+        }
+    }
+
+    /// Sends log lines to standard error: notices and up, or everything from info with --verbose.
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+/// Turns radio failures into exit codes and sentences for the terminal.
+enum RadioFailure {
+    /// EX_UNAVAILABLE: the service or hardware cannot do it.
+    static let unavailable = ExitCode(69)
+    /// EX_NOPERM.
+    static let permissionDenied = ExitCode(77)
+
+    static func report(_ error: any Error) -> ExitCode {
+        switch error {
+        case let error as RadioError:
+            Diagnostics.error(error.description)
+            return error.code == .permissionDenied ? permissionDenied : unavailable
+        case let error as DBusError:
+            Diagnostics.error("""
+                cannot use the system D-Bus at \(DBusConnection.systemBusAddress) (\(error)). Is dbus running? \
+                Set DBUS_SYSTEM_BUS_ADDRESS to use another bus.
+                """)
+            return unavailable
+        default:
+            Diagnostics.error("\(error)")
+            return ExitCode.failure
+        }
+    }
+}
+
+/// Runs `work` until it finishes or SIGINT/SIGTERM arrives, which cancels it; waits for it to
+/// wind down (so discovery is stopped and advertisements unregistered) before returning.
+func runUntilInterrupted(_ work: @escaping @Sendable () async throws -> Void) async throws {
+    let task = Task { try await work() }
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    sigaddset(&mask, SIGINT)
+    sigaddset(&mask, SIGTERM)
+    // A parent may have left these blocked (test runners do); we want them.
+    pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+    let sources = [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { task.cancel() }
+        source.resume()
+        return source
+    }
+    defer { sources.forEach { $0.cancel() } }
+    try await task.value
+}

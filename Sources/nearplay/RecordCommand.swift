@@ -1,0 +1,100 @@
+import ArgumentParser
+import BeaconFrames
+import Foundation
+import Radio
+import Traces
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record everything scanned through BlueZ to a trace file (trace v1), until interrupted.",
+        discussion: """
+        Every advertisement BlueZ reports, beacon or not, with its RSSI and advertising data, so it \
+        can be replayed with `nearplay replay`. BlueZ rebuilds advertising data from what it parsed \
+        (flags, manufacturer and service data, other AD types); for the exact bytes on the air, \
+        record with `btmon -w FILE` instead (see hardware-notes.md).
+        """
+    )
+
+    @Argument(help: "The trace file to write (- for standard output).")
+    var file: String
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
+    var rssiThreshold: Int = -110
+
+    @OptionGroup var radio: RadioOptions
+
+    func validate() throws {
+        guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
+    }
+
+    func run() async throws {
+        radio.bootstrapLogging()
+        let output: FileHandle
+        if file == "-" {
+            output = .standardOutput
+        } else {
+            guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
+                Diagnostics.error("cannot create \(file): check that its folder exists and is writable.")
+                throw Diagnostics.noInput
+            }
+            output = handle
+        }
+        let source = "nearplay record (BlueZ" + (radio.adapter.map { ", \($0)" } ?? "") + ")"
+        let writer = LineWriter(output)
+        writer.write(TraceWriter.header(source: source))
+        let scanner = BlueZScanner(adapterName: radio.adapter, rssiThreshold: rssiThreshold)
+        let duration = self.duration
+        do {
+            try await runUntilInterrupted {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await scanner.scan { advertisement in
+                            if let line = TraceWriter.line(advertisement) { writer.write(line) }
+                        }
+                    }
+                    if let duration {
+                        group.addTask { try await Task.sleep(for: .seconds(duration)) }
+                    }
+                    // Whichever ends first (the time limit, or the scan) ends the recording.
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        } catch is CancellationError {
+        } catch {
+            writer.close()
+            throw RadioFailure.report(error)
+        }
+        writer.close()
+        if file != "-" {
+            Diagnostics.write("Recorded \(writer.lines - 1) advertisements to \(file).\n")
+        }
+    }
+}
+
+/// Writes lines to a file handle, each one complete, from whichever task calls.
+final class LineWriter: @unchecked Sendable {
+    private let handle: FileHandle
+    private let lock = NSLock()
+    private(set) var lines = 0
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data((line + "\n").utf8))
+        lines += 1
+    }
+
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        if handle !== FileHandle.standardOutput { try? handle.close() }
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import BeaconFrames
+import Foundation
+import Radio
+import Ranging
+import Traces
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Scan for beacons nearby through BlueZ and show them live.",
+        discussion: """
+        On a terminal, a table of the beacons in range refreshed in place: identity, address, RSSI, \
+        filtered RSSI, distance, zone and seconds since last seen. With --json, the proximity events \
+        of DESIGN.md as JSON Lines. Runs until interrupted; stops discovery on the way out.
+        """
+    )
+
+    @Flag(help: "Stream proximity events as JSON Lines instead of the live table.")
+    var json = false
+
+    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
+    var rssiThreshold: Int = -110
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var ranging: RangingOptions
+
+    func validate() throws {
+        guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
+    }
+
+    func run() async throws {
+        radio.bootstrapLogging()
+        let scanner = BlueZScanner(adapterName: radio.adapter, rssiThreshold: rssiThreshold)
+        let view: any LiveView = if json {
+            JSONEventView()
+        } else if isatty(STDOUT_FILENO) == 1 {
+            TerminalTableView()
+        } else {
+            EventLineView()
+        }
+        let configuration = ranging.configuration
+        do {
+            try await runUntilInterrupted {
+                try await LiveRanging(scanner: scanner, configuration: configuration, view: view).run()
+            }
+        } catch is CancellationError {
+        } catch {
+            throw RadioFailure.report(error)
+        }
+    }
+}
+
+/// Scanner → sightings → ranging, with a once-a-second tick so beacons that fall silent exit and
+/// the table's ages move on. Everything happens in one loop, so the tracker needs no lock.
+struct LiveRanging: Sendable {
+    enum Input: Sendable {
+        case advertisement(Advertisement)
+        case tick
+    }
+
+    let scanner: any Radio.Scanner
+    let configuration: RangingConfiguration
+    let view: any LiveView
+
+    func run() async throws {
+        let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(65_536))
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { feed.finish() }
+                try await scanner.scan { feed.yield(.advertisement($0)) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    feed.yield(.tick)
+                }
+            }
+            var tracker = ProximityTracker(configuration: configuration)
+            var events: [ProximityEvent] = []
+            for await input in inputs {
+                events.removeAll(keepingCapacity: true)
+                let now: Double
+                switch input {
+                case .advertisement(let advertisement):
+                    now = advertisement.time
+                    if let sighting = Sighting(advertisement) { tracker.observe(sighting, into: &events) }
+                case .tick:
+                    let elapsed = start.duration(to: .now)
+                    now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                    tracker.advance(to: now, into: &events)
+                }
+                view.show(events: events, tracker: tracker, now: now, isTick: { if case .tick = input { true } else { false } }())
+            }
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// How `scan` shows what ranging says.
+protocol LiveView: Sendable {
+    func show(events: [ProximityEvent], tracker: ProximityTracker, now: Double, isTick: Bool)
+}
+
+/// `--json`: the event lines of DESIGN.md, flushed as they come.
+struct JSONEventView: LiveView {
+    func show(events: [ProximityEvent], tracker: ProximityTracker, now: Double, isTick: Bool) {
+        guard !events.isEmpty else { return }
+        for event in events { StandardOutput.line(EventFormat.json(event)) }
+        StandardOutput.flush()
+    }
+}
+
+/// Output to a pipe or file without --json: the replay table's rows.
+struct EventLineView: LiveView {
+    func show(events: [ProximityEvent], tracker: ProximityTracker, now: Double, isTick: Bool) {
+        guard !events.isEmpty else { return }
+        for event in events { StandardOutput.line(EventTable().row(event, truth: nil)) }
+        StandardOutput.flush()
+    }
+}
+
+/// On a terminal: the beacons in range, nearest first, redrawn in place once a second and when
+/// one enters or leaves.
+struct TerminalTableView: LiveView {
+    func show(events: [ProximityEvent], tracker: ProximityTracker, now: Double, isTick: Bool) {
+        guard isTick || events.contains(where: { $0.kind != .range }) else { return }
+        var lines = [
+            pad("beacon", 48) + "  " + pad("address", 17) + "  " + pad("rssi", 4, right: true) + "  "
+                + pad("filt", 6, right: true) + "  " + pad("dist m", 6, right: true) + "  " + pad("zone", 9) + "  "
+                + pad("seen", 5, right: true),
+        ]
+        let tracks = tracker.tracks.sorted {
+            ($0.distance ?? .infinity, $0.identity.description) < ($1.distance ?? .infinity, $1.identity.description)
+        }
+        for track in tracks {
+            lines.append(pad(track.identity.description, 48) + "  " + pad(track.address.description, 17) + "  "
+                + pad(track.lastRSSI.map(String.init) ?? "-", 4, right: true) + "  "
+                + pad(track.filteredRSSI.map { String(format: "%.1f", $0) } ?? "-", 6, right: true) + "  "
+                + pad(track.distance.map { String(format: "%.2f", $0) } ?? "-", 6, right: true) + "  "
+                + pad(track.zone.rawValue, 9) + "  "
+                + pad(String(format: "%.0fs", max(0, now - track.lastSeen)), 5, right: true))
+        }
+        if tracks.isEmpty { lines.append("(no beacons in range yet)") }
+        // Home, clear to the end of the screen, draw.
+        StandardOutput.write("\u{1B}[H\u{1B}[J" + lines.joined(separator: "\n") + "\n")
+        StandardOutput.flush()
+    }
+}

@@ -1,0 +1,111 @@
+import DBus
+import Foundation
+
+/// A private `dbus-daemon` in a temporary folder, for tests and benchmarks that need a real bus
+/// without touching the machine's own. Stopped by ``stop()`` or when dropped.
+public final class PrivateBus: @unchecked Sendable {
+    /// The address clients connect to, e.g. `unix:path=/tmp/…/bus`.
+    public let address: String
+    public let directory: URL
+    private var daemon: Process
+    private let socket: String
+    private let config: URL
+
+    /// Starts the daemon and waits until it accepts connections.
+    public init() throws {
+        guard let executable = findExecutable("dbus-daemon") else {
+            throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
+        }
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("nearplay-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        socket = directory.appendingPathComponent("bus").path
+        config = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        address = "unix:path=\(socket)"
+        daemon = Process()
+        try launch(executable)
+    }
+
+    private func launch(_ executable: String) throws {
+        daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: executable)
+        // --print-address writes the address once the daemon accepts connections (the socket
+        // file exists a moment earlier, when connecting is still refused).
+        daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let ready = Pipe()
+        daemon.standardOutput = ready
+        // It complains on stderr that it may not raise its fd limit when not root; harmless.
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        var printed: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(ready.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 0x0A {
+            printed.append(byte)
+        }
+        guard !printed.isEmpty else {
+            stop()
+            throw TestEnvironmentError("dbus-daemon did not start (config \(config.path))")
+        }
+    }
+
+    /// Kills the daemon, dropping every connection, and starts a new one at the same address.
+    public func restart() throws {
+        guard let executable = findExecutable("dbus-daemon") else {
+            throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
+        }
+        if daemon.isRunning {
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: socket)
+        try launch(executable)
+    }
+
+    deinit { stop() }
+
+    public func connect() async throws -> DBusConnection {
+        try await DBusConnection.connect(address: address)
+    }
+
+    public func stop() {
+        if daemon.isRunning {
+            // SIGKILL: children of the test runner inherit a signal mask that blocks SIGTERM.
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Something a test needs is missing from the machine; says how to get it.
+public struct TestEnvironmentError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+func findExecutable(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for directory in path.split(separator: ":") + ["/usr/bin", "/bin", "/usr/sbin"] {
+        let candidate = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// The repository root, found from this source file's location.
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

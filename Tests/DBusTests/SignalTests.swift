@@ -1,0 +1,88 @@
+import BusTestSupport
+import DBus
+import Testing
+
+@Suite struct SignalTests {
+    @Test func deliversOnlyMatchingSignalsInOrder() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test", member: "Tick")])
+        var batch: [DBusMessage] = []
+        for index in 0..<5 {
+            batch.append(.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "Tock", body: [.int32(Int32(index))]))
+            batch.append(.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "Tick", body: [.int32(Int32(index))]))
+        }
+        try await sender.send(batch)
+        var received: [Int] = []
+        for try await signal in signals {
+            #expect(signal.member == "Tick")
+            #expect(signal.sender == sender.uniqueName)
+            received.append(signal.body.first?.intValue ?? -1)
+            if received.count == 5 { break }
+        }
+        #expect(received == [0, 1, 2, 3, 4])
+    }
+
+    @Test func sendsCopiesOfOneMessage() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+        let signal = DBusMessage.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "Tick",
+                                        body: [.stringVariantDictionary([("RSSI", .int16(-60))])])
+        try await sender.send(signal, copies: 3)
+        try await sender.send(.signal(path: "/org/nearplay/a", interface: "org.nearplay.Test", member: "End"))
+        var members: [String] = []
+        for try await received in signals {
+            members.append(received.member ?? "")
+            if received.member == "Tick" { #expect(received.body == signal.body) }
+            if received.member == "End" { break }
+        }
+        #expect(members == ["Tick", "Tick", "Tick", "End"])
+    }
+
+    @Test func matchRulesApplyPathNamespaceAndFirstArgument() {
+        var signal = DBusMessage.signal(path: "/org/bluez/hci0/dev_1", interface: "org.freedesktop.DBus.Properties",
+                                        member: "PropertiesChanged", body: [.string("org.bluez.Device1")])
+        signal.sender = ":1.7"
+        #expect(MatchRule(pathNamespace: "/org/bluez").matches(signal))
+        #expect(!MatchRule(pathNamespace: "/org/bluez/hci1").matches(signal))
+        #expect(MatchRule(arg0: "org.bluez.Device1").matches(signal))
+        #expect(!MatchRule(arg0: "org.bluez.Adapter1").matches(signal))
+        #expect(MatchRule(sender: "org.bluez").matches(signal), "well-known senders are left to the bus")
+        #expect(!MatchRule(sender: ":1.8").matches(signal))
+    }
+
+    @Test func writesMatchRulesInTheBusSyntax() {
+        let rule = MatchRule(sender: "org.bluez", member: "PropertiesChanged", pathNamespace: "/org/bluez", arg0: "it's")
+        #expect(rule.description
+            == "type='signal',sender='org.bluez',member='PropertiesChanged',path_namespace='/org/bluez',arg0='it'\\''s'")
+    }
+
+    @Test func endingTheIterationUnsubscribes() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        do {
+            let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+            try await sender.send(.signal(path: "/", interface: "org.nearplay.Test", member: "Once"))
+            for try await _ in signals { break }
+        }
+        // The bus answers calls in order, so once this returns the RemoveMatch has been processed.
+        _ = try await receiver.nameOwner(of: DBusConnection.busName)
+        let later = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Other")])
+        try await sender.send([.signal(path: "/", interface: "org.nearplay.Test", member: "Again"),
+                               .signal(path: "/", interface: "org.nearplay.Other", member: "Marker")])
+        for try await signal in later {
+            #expect(signal.member == "Marker")
+            break
+        }
+    }
+}

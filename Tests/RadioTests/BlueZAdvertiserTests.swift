@@ -1,0 +1,115 @@
+import BeaconFrames
+import BusTestSupport
+import DBus
+import Radio
+import Testing
+
+/// The BlueZ advertiser against the mock, which reads the advertisement back from our exported
+/// object with Properties.GetAll, as bluetoothd does.
+/// One test at a time: each starts a bus and a Python mock, and the machine is shared.
+@Suite(.serialized) struct BlueZAdvertiserTests {
+    static let beacon = IBeacon(uuid: Beacons.uuid, major: 7, minor: 42, measuredPower: -59)
+    static let payload = AdvertisingPayload(manufacturerData: [0x004C: beacon.manufacturerData])
+
+    /// Starts advertising in the background; returns the task.
+    static func advertise(on bluez: MockedBlueZ, adapter: String? = nil) -> Task<Void, any Error> {
+        let advertiser = BlueZAdvertiser(adapterName: adapter, busAddress: bluez.address)
+        return Task { try await advertiser.advertise(payload) }
+    }
+
+    static func waitForRegistration(_ bluez: MockedBlueZ, within timeout: Duration = .seconds(5))
+        async throws -> (sender: String, path: String, properties: [String: DBusValue])?
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let registered = try await bluez.mock.registeredAdvertisement() { return registered }
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func registersABroadcastWithExactlyTheIBeaconBytes() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez)
+        defer { task.cancel() }
+        let registered = try #require(try await Self.waitForRegistration(bluez))
+        #expect(registered.path == BlueZAdvertiser.objectPath.rawValue)
+        let properties = registered.properties
+        #expect(Set(properties.keys) == ["Type", "ManufacturerData", "MinInterval", "MaxInterval"])
+        #expect(properties["Type"] == .string("broadcast"))
+        #expect(properties["MinInterval"] == .uint32(100))
+        #expect(properties["MaxInterval"] == .uint32(100))
+        let manufacturerData = try #require(properties["ManufacturerData"]?.dictionaryValue)
+        #expect(manufacturerData.count == 1)
+        #expect(manufacturerData.first?.key == .uint16(0x004C))
+        // 02 15, the UUID, major 7, minor 42, power -59 (0xC5).
+        let expected: [UInt8] = [0x02, 0x15,
+                                 0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0,
+                                 0x00, 0x07, 0x00, 0x2A, 0xC5]
+        #expect(manufacturerData.first?.value.bytesValue == expected)
+        // What a scanner would then decode from the air.
+        #expect(Sighting(Advertisement(time: 0, address: BluetoothAddress("00:01:02:03:04:05")!, rssi: -50,
+                                       data: Self.payload.advertisingData))?.identity == Self.beacon.identity)
+    }
+
+    @Test func unregistersWhenCancelled() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez)
+        #expect(try await Self.waitForRegistration(bluez) != nil)
+        task.cancel()
+        try await task.value
+        #expect(try await bluez.mock.registeredAdvertisement() == nil)
+    }
+
+    @Test func reportsNoFreeAdvertisingInstanceClearly() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        try await bluez.mock.setAdvertisingLimit(0)
+        let task = Self.advertise(on: bluez)
+        let error = await #expect(throws: RadioError.self) { try await task.value }
+        #expect(error?.code == .noFreeAdvertisingInstance)
+        #expect(error?.cause?.name == "org.bluez.Error.NotPermitted")
+        #expect(error?.message.contains("hci0 has no free advertising instance") == true)
+        #expect(error?.message.contains("bluetoothctl advertise off") == true)
+    }
+
+    @Test func registersAgainAfterBlueZReleasesTheAdvertisement() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez)
+        defer { task.cancel() }
+        let first = try #require(try await Self.waitForRegistration(bluez))
+        try await bluez.mock.releaseAdvertisements()
+        let again = try #require(try await Self.waitForRegistration(bluez))
+        #expect(again.sender == first.sender)
+        #expect(again.properties == first.properties)
+    }
+
+    /// bluetoothd crashing and coming back: the advertisement is registered again within 2 s.
+    @Test func registersAgainAfterTheBluetoothServiceRestarts() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez)
+        defer { task.cancel() }
+        #expect(try await Self.waitForRegistration(bluez) != nil)
+        bluez.mock.kill()
+        try await bluez.mock.start()
+        try await bluez.mock.addAdapter("hci0")
+        let again = try await Self.waitForRegistration(bluez, within: .seconds(2))
+        #expect(again?.properties["Type"] == .string("broadcast"))
+    }
+
+    @Test func waitsForAnAdapterThatIsOffThenAdvertises() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        try await bluez.mock.setPowered(false)
+        let task = Self.advertise(on: bluez)
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await bluez.mock.registeredAdvertisement() == nil)
+        try await bluez.mock.setPowered(true)
+        #expect(try await Self.waitForRegistration(bluez) != nil)
+    }
+}

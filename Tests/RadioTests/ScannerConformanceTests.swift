@@ -1,0 +1,91 @@
+import BeaconFrames
+import BusTestSupport
+import Radio
+import Testing
+
+/// What every ``Scanner`` must do, run against each implementation: the trace replay and BlueZ
+/// (over a private bus with the BlueZ mock).
+/// One test at a time: each starts a bus and a Python mock, and the machine is shared.
+@Suite(.serialized) struct ScannerConformanceTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case replay, bluez
+        var testDescription: String { rawValue }
+    }
+
+    /// The air both backends see: two iBeacons and their signal strengths.
+    static let air = [
+        Beacons.advertisement(Beacons.first, Beacons.firstAddress, rssi: -63),
+        Beacons.advertisement(Beacons.second, Beacons.secondAddress, rssi: -71),
+    ]
+
+    /// Starts `backend` with `air` on it; returns the probe and a way to tear everything down.
+    static func start(_ backend: Backend) async throws -> (ScanProbe, () async -> Void) {
+        switch backend {
+        case .replay:
+            let probe = ScanProbe(ReplayScanner(air))
+            return (probe, { await probe.stop() })
+        case .bluez:
+            let bluez = try await MockedBlueZ.start()
+            let probe = ScanProbe(BlueZScanner(busAddress: bluez.address))
+            for advertisement in air {
+                let path = try await bluez.mock.addDevice(advertisement.address.description)
+                let beacon = try IBeacon(advertisingData: AdvertisingData(parsing: advertisement.data))
+                try await bluez.mock.advertise(path, rssi: Int16(advertisement.rssi!),
+                                               manufacturerData: [0x004C: beacon.manufacturerData])
+            }
+            return (probe, { await probe.stop(); bluez.stop() })
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func yieldsEachBeaconWithItsAddressSignalAndAdvertisingData(backend: Backend) async throws {
+        let (probe, stop) = try await Self.start(backend)
+        for expected in Self.air {
+            let seen = await probe.first {
+                $0.address == expected.address && $0.rssi == expected.rssi && $0.data == expected.data
+            }
+            #expect(seen != nil, "\(backend): \(expected.address) at \(expected.rssi!) dBm with \(expected.data)")
+            #expect(seen.flatMap(Sighting.init)?.identity == Sighting(expected)?.identity)
+        }
+        await stop()
+        #expect(probe.error == nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func timesAdvertisementsFromTheStartOfTheScan(backend: Backend) async throws {
+        let (probe, stop) = try await Self.start(backend)
+        _ = await probe.first { $0.address == Self.air[1].address }
+        await stop()
+        let times = probe.all.map(\.time)
+        #expect(!times.isEmpty)
+        #expect(times.allSatisfy { $0 >= 0 && $0 < 60 })
+        #expect(times == times.sorted())
+    }
+}
+
+@Suite struct ReplayScannerTests {
+    @Test func pacesAdvertisementsByTheirRecordedTimes() async throws {
+        let recording = [0.0, 0.2, 0.4].map {
+            Beacons.advertisement(Beacons.first, Beacons.firstAddress, rssi: -60, time: $0)
+        }
+        let before = ContinuousClock.now
+        var arrivals: [Duration] = []
+        try await ReplayScanner(recording, pacing: .recorded(speed: 2)).scan { _ in arrivals.append(before.duration(to: .now)) }
+        #expect(arrivals.count == 3)
+        // At double speed each comes no earlier than half its recorded time (late is allowed:
+        // a delayed replay catches up rather than drifting).
+        for (arrival, due) in zip(arrivals, [0.0, 0.1, 0.2]) {
+            #expect(arrival >= .seconds(due))
+        }
+        #expect(arrivals.last! >= .milliseconds(200))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func replaysImmediatelyWithoutPacing() async throws {
+        let recording = [0.0, 50.0, 100.0].map {
+            Beacons.advertisement(Beacons.first, Beacons.firstAddress, rssi: -60, time: $0)
+        }
+        var times: [Double] = []
+        try await ReplayScanner(recording).scan { times.append($0.time) }
+        #expect(times == [0.0, 50.0, 100.0], "recorded times are kept, nothing waits 100 s")
+    }
+}
