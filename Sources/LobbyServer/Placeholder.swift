@@ -1,0 +1,5 @@
+import Hummingbird
+import HummingbirdWebSocket
+import HummingbirdAuth
+import ServiceLifecycle
+import Lobby
