@@ -37,8 +37,7 @@ let package = Package(
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            resources: [.copy("openapi.yaml")]
+            ]
         ),
         .target(
             name: "LobbyClient",

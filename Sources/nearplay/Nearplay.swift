@@ -5,6 +5,8 @@ struct Nearplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearplay",
         abstract: "Find players nearby over Bluetooth LE and challenge them to sensor minigames.",
-        subcommands: []
+        subcommands: [
+            LobbyCommand.self,
+        ]
     )
 }

@@ -1,5 +1,0 @@
-import Hummingbird
-import HummingbirdWebSocket
-import HummingbirdAuth
-import ServiceLifecycle
-import Lobby
