@@ -18,7 +18,7 @@ public struct Invitation: Codable, Sendable, Equatable {
 }
 
 /// A player left out of an invitation, and why.
-public struct ExcludedInvitee: Codable, Sendable, Equatable {
+public struct ExcludedInvitee: Codable, Sendable, Hashable {
     /// Why a player could not be invited.
     public enum Reason: String, Codable, Sendable {
         case unknownPlayer, yourself, blocked, notNearby, openGameExists, invitationLimitReached, declinedRecently
