@@ -169,12 +169,11 @@ extension LobbyStore {
         if targetId == inviter { return .yourself }
         if try isBlocked(db, inviter, targetId) { return .blocked }
         if try !canInteract(db, viewer: inviter, with: targetId, now: context.now) { return .notNearby }
-        let engaged = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
-                WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
-                AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
-            """, arguments: [inviter, targetId]) ?? false
-        if engaged { return .openGameExists }
+        // Every pair in the new game must be free: the inviter and this player, and this player and
+        // each invitee already taken, since a group game pairs invitees too.
+        for other in [inviter] + invitees.map({ $0.id! }) where try shareAGame(db, other, targetId) {
+            return .openGameExists
+        }
         let declinedRecently = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
                 WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
@@ -187,6 +186,16 @@ extension LobbyStore {
         if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
         invitees.append(target)
         return nil
+    }
+
+    /// Whether two players are both in a pending or open game (as inviter, or as invitee who has not
+    /// declined).
+    func shareAGame(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
+                WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
+                AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
+            """, arguments: [a, b]) ?? false
     }
 
     func invitationView(_ db: Database, gameId: Int64) throws -> Invitation {

@@ -136,3 +136,20 @@ import Testing
         #expect(invitation.isEmpty)
     }
 }
+
+@Suite struct GroupPairTests {
+    /// A group game pairs its invitees with each other too, so two invitees who already share a
+    /// game cannot both be in a new one.
+    @Test func groupInvitationKeepsInviteePairsToOneOpenGame() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let (bob, _) = try await lobby.player("bob")
+        try await lobby.player("carol")
+        _ = try await lobby.openGame(bob, with: [(try await lobby.store.authenticate(token: try await lobby.store.logIn(username: "carol", password: "password-123").token), "carol")])
+        try await lobby.see(alice, "bob")
+        try await lobby.see(alice, "carol")
+        let invitation = try await lobby.store.invite(alice, usernames: ["bob", "carol"])
+        #expect(invitation.invitees.map(\.username) == ["bob"])
+        #expect(invitation.excluded == [ExcludedInvitee(username: "carol", reason: .openGameExists)])
+    }
+}
