@@ -1,6 +1,7 @@
 -- wrk script for Benchmarks/lobby-load: the 60/20/10/10 request mix over a seeded plan
--- (`nearplay lobby seed`). Each thread takes every THREADS-th item of each plan list, so no two
--- requests use the same invitation, answer or score and every one of them is valid.
+-- (`nearplay lobby seed`, a text file named by $PLAN). Each thread takes every THREADS-th item of
+-- each plan list, so no two requests use the same invitation, answer or score, and every request
+-- is valid: any non-2xx answer is an error of the server.
 local threads = {}
 
 function setup(thread)
@@ -8,8 +9,20 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
+local kinds = { T = "tokens", U = "usernames", B = "beacons", I = "invites", A = "answers", S = "scores", V = "stats" }
+
 function init(args)
-  plan = dofile(os.getenv("PLAN"))
+  plan = { tokens = {}, usernames = {}, beacons = {}, invites = {}, answers = {}, scores = {}, stats = {} }
+  for line in io.lines(os.getenv("PLAN")) do
+    local fields = {}
+    for field in line:gmatch("%S+") do fields[#fields + 1] = field end
+    local list = plan[kinds[fields[1]]]
+    if #fields == 2 then
+      list[#list + 1] = fields[2]
+    else
+      list[#list + 1] = { select(2, unpack(fields)) }
+    end
+  end
   stride = tonumber(os.getenv("THREADS"))
   counter = 0
   exhausted = 0
@@ -29,7 +42,7 @@ local function take(name)
 end
 
 local function auth(player)
-  return { ["Authorization"] = "Bearer " .. plan.tokens[player], ["Content-Type"] = "application/json" }
+  return { ["Authorization"] = "Bearer " .. plan.tokens[tonumber(player)], ["Content-Type"] = "application/json" }
 end
 
 function request()
@@ -40,7 +53,7 @@ function request()
     return wrk.format("GET", "/v1/beacons/" .. plan.beacons[math.random(#plan.beacons)], auth(viewer))
   elseif slot == 6 then
     local item = take("invites")
-    return wrk.format("POST", "/v1/invitations", auth(item[1]), '{"invitees":["' .. plan.usernames[item[2]] .. '"]}')
+    return wrk.format("POST", "/v1/invitations", auth(item[1]), '{"invitees":["' .. plan.usernames[tonumber(item[2])] .. '"]}')
   elseif slot == 7 then
     local item = take("answers")
     return wrk.format("POST", "/v1/invitations/" .. item[2] .. "/" .. item[3], auth(item[1]))
@@ -50,7 +63,7 @@ function request()
       '{"score":' .. item[4] .. ',"key":"' .. item[5] .. '"}')
   else
     local item = take("stats")
-    return wrk.format("GET", "/v1/players/" .. plan.usernames[item[2]] .. "/stats", auth(item[1]))
+    return wrk.format("GET", "/v1/players/" .. plan.usernames[tonumber(item[2])] .. "/stats", auth(item[1]))
   end
 end
 

@@ -20,20 +20,20 @@ public struct LobbySeeder: Sendable {
         /// (viewer, target) player indexes; the viewer has unlocked the target.
         public var stats: [(Int, Int)] = []
 
-        /// The plan as a Lua table (indexes 1-based), for `dofile` in a wrk script.
-        public func luaPlan() -> String {
-            func list<T>(_ name: String, _ items: [T], _ row: (T) -> String) -> String {
-                "\(name) = {\n" + items.map { "{" + row($0) + "}," }.joined(separator: "\n") + "\n},\n"
-            }
-            var lua = "return {\n"
-            lua += "tokens = {\n" + tokens.map { "\"\($0)\"," }.joined(separator: "\n") + "\n},\n"
-            lua += "usernames = {\n" + usernames.map { "\"\($0)\"," }.joined(separator: "\n") + "\n},\n"
-            lua += "beacons = {\n" + beacons.map { "\"\($0)\"," }.joined(separator: "\n") + "\n},\n"
-            lua += list("invites", invites) { "\($0.0 + 1),\($0.1 + 1)" }
-            lua += list("answers", answers) { "\($0.0 + 1),\($0.1),\($0.2 ? "\"accept\"" : "\"decline\"")" }
-            lua += list("scores", scores) { "\($0.0 + 1),\($0.1),\($0.2),\($0.3),\"\($0.4)\"" }
-            lua += list("stats", stats) { "\($0.0 + 1),\($0.1 + 1)" }
-            return lua + "}\n"
+        /// The plan as text, one item a line, indexes 1-based (read by Benchmarks/lobby-load.lua):
+        /// `T token`, `U username`, `B uuid/major/minor` (one each per player, in order), then
+        /// `I inviter invitee`, `A invitee invitation accept|decline`, `S player game round score key`,
+        /// `V viewer target`.
+        public func text() -> String {
+            var lines: [String] = []
+            lines += tokens.map { "T \($0)" }
+            lines += usernames.map { "U \($0)" }
+            lines += beacons.map { "B \($0)" }
+            lines += invites.map { "I \($0.0 + 1) \($0.1 + 1)" }
+            lines += answers.map { "A \($0.0 + 1) \($0.1) \($0.2 ? "accept" : "decline")" }
+            lines += scores.map { "S \($0.0 + 1) \($0.1) \($0.2) \($0.3) \($0.4)" }
+            lines += stats.map { "V \($0.0 + 1) \($0.1 + 1)" }
+            return lines.joined(separator: "\n") + "\n"
         }
     }
 

@@ -21,7 +21,7 @@ extension LobbyStore {
             if try PlayerRecord.filter(Column("email") == email).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "emailTaken", "An account with this e-mail address exists: log in instead.")
             }
-            let highest = try Int.fetchOne(db, sql: "SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player") ?? 65535
+            let highest = try Int.fetchOne(db.cached("SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player")) ?? 65535
             let next = highest + 1
             guard next / 65536 <= 65535 else {
                 throw LobbyError(.conflict, "beaconsExhausted", "Every beacon identity of this deployment is taken.")
@@ -38,7 +38,7 @@ extension LobbyStore {
     /// Checks a username and password and opens a session.
     public func logIn(username: String, password: String) async throws -> SessionToken {
         let record = try await read { db, _ in
-            try PlayerRecord.filter(Column("username") == username && Column("deletedAt") == nil).fetchOne(db)
+            try Query.player(db, username: username)
         }
         guard let record, let hash = record.passwordHash else { throw LobbyError.badCredentials }
         guard await offload({ Bcrypt.verify(password, hash: hash) }) else { throw LobbyError.badCredentials }
@@ -62,11 +62,16 @@ extension LobbyStore {
     /// The id of the player a bearer token belongs to, if the token is known and unexpired.
     public func authenticate(token: String) async throws -> Int64 {
         let hash = Self.tokenHash(token)
+        if let id = sessions.player(for: hash, at: clock.now()) { return id }
         let id = try await read { db, now in
             try Int64.fetchOne(
                 db, sql: "SELECT playerId FROM session WHERE tokenHash = ? AND expiresAt > ?", arguments: [hash, now])
         }
         guard let id else { throw LobbyError.badToken }
+        let expiresAt = try await read { db, _ in
+            try Date.fetchOne(db.cached("SELECT expiresAt FROM session WHERE tokenHash = ?"), arguments: [hash])
+        }
+        if let expiresAt { sessions.remember(hash, player: id, until: expiresAt) }
         return id
     }
 
@@ -76,6 +81,7 @@ extension LobbyStore {
         try await write { context in
             _ = try SessionRecord.filter(Column("tokenHash") == hash).deleteAll(context.db)
         }
+        sessions.forget(hash)
     }
 
     /// The player's own view of itself.
@@ -90,7 +96,7 @@ extension LobbyStore {
         let password = try changes.password.map(Validation.password)
         let cost = configuration.bcryptCost
         let hash: String? = if let password { await offload { Bcrypt.hash(password, cost: cost) } } else { nil }
-        return try await write { context in
+        let player = try await write { context in
             var record = try self.livePlayer(context.db, id: playerId)
             if let firstName { record.firstName = firstName }
             if let lastName { record.lastName = lastName }
@@ -102,6 +108,9 @@ extension LobbyStore {
             try record.update(context.db)
             return self.playerView(record)
         }
+        // Cached sessions go with the ones deleted in the transaction.
+        if hash != nil { sessions.forget(player: playerId) }
+        return player
     }
 
     /// Replaces the profile photo. The bytes must be a JPEG or PNG file (checked by their signature)
@@ -161,6 +170,7 @@ extension LobbyStore {
                 """, arguments: ["id": playerId])
             try self.withdraw(&context, playerId: playerId)
         }
+        sessions.forget(player: playerId)
     }
 
     static func tokenHash(_ token: String) -> Data {
@@ -182,7 +192,7 @@ extension LobbyStore {
 
     /// An existing, undeleted player by id.
     func livePlayer(_ db: Database, id: Int64) throws -> PlayerRecord {
-        guard let record = try PlayerRecord.fetchOne(db, key: id), record.deletedAt == nil else {
+        guard let record = try Query.player(db, id: id), record.deletedAt == nil else {
             throw LobbyError.badToken
         }
         return record
@@ -190,7 +200,7 @@ extension LobbyStore {
 
     /// An existing, undeleted player by username.
     func livePlayer(_ db: Database, username: String) throws -> PlayerRecord {
-        guard let record = try PlayerRecord.filter(Column("username") == username).fetchOne(db) else {
+        guard let record = try Query.player(db, username: username) else {
             throw LobbyError.playerNotFound(username)
         }
         return record
@@ -205,16 +215,18 @@ extension LobbyStore {
     }
 
     func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
+        try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM block WHERE (blockerId = ?1 AND blockedId = ?2) OR (blockerId = ?2 AND blockedId = ?1))
-            """, arguments: [a, b]) ?? false
+            """), arguments: [a, b]) ?? false
     }
 
     /// Display names for player ids; deleted players get their placeholder.
     func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
-        let rows = try PlayerRecord.fetchAll(db, keys: Set(ids))
         var names: [Int64: String] = [:]
-        for row in rows { names[row.id!] = row.username ?? DeletedPlayer.name(id: row.id!) }
+        for id in Set(ids) {
+            guard let row = try Query.player(db, id: id) else { continue }
+            names[id] = row.username ?? DeletedPlayer.name(id: id)
+        }
         return names
     }
 }

@@ -12,9 +12,9 @@ extension LobbyStore {
         return try await read { db, now in
             let notFound = LobbyError(.notFound, "beaconNotFound", "No player advertises \(uuid.uuidString)/\(major)/\(minor).")
             guard uuid == deployment else { throw notFound }
-            guard let target = try PlayerRecord
-                .filter(Column("beaconMajor") == major && Column("beaconMinor") == minor && Column("deletedAt") == nil)
-                .fetchOne(db)
+            guard let target = try PlayerRecord.fetchOne(
+                db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
+                arguments: [major, minor])
             else { throw notFound }
             if try self.isBlocked(db, viewer, target.id!) { throw notFound }
             return try self.profile(db, target, now: now)
@@ -43,9 +43,9 @@ extension LobbyStore {
         return try await write { context in
             var recorded = 0
             for sighting in sightings where sighting.uuid == deployment {
-                guard let seen = try Int64.fetchOne(context.db, sql: """
+                guard let seen = try Int64.fetchOne(context.db.cached("""
                     SELECT id FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
-                    """, arguments: [sighting.major, sighting.minor]), seen != reporter
+                    """), arguments: [sighting.major, sighting.minor]), seen != reporter
                 else { continue }
                 try context.db.execute(sql: """
                     INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
@@ -73,10 +73,10 @@ extension LobbyStore {
     /// Whether `viewer` currently sees `target` (an encounter within the window) or has unlocked it.
     func canInteract(_ db: Database, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
         if viewer == target { return true }
-        return try Bool.fetchOne(db, sql: """
+        return try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
                 OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
-            """, arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow)]) ?? false
+            """), arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow)]) ?? false
     }
 
     func profile(_ db: Database, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
@@ -88,17 +88,17 @@ extension LobbyStore {
     /// Results of the games the player finished within the statistics span.
     func statistics(_ db: Database, playerId: Int64, now: Date) throws -> PlayerStats {
         let since = now.addingTimeInterval(-configuration.statisticsSpan)
-        let games = try Row.fetchAll(db, sql: """
+        let games = try Row.fetchAll(db.cached("""
             SELECT g.id, g.winnerId FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND m.response = 'accepted' AND g.state = 'finished' AND g.finishedAt >= ?
-            """, arguments: [playerId, since])
+            """), arguments: [playerId, since])
         var stats = PlayerStats(
             spanDays: configuration.statisticsSpan / 86400, gamesPlayed: games.count, gamesWon: 0, gamesLost: 0,
             gamesDrawn: 0, roundsWon: 0, bestScore: nil)
         for game in games {
             let winner: Int64? = game["winnerId"]
             if winner == playerId { stats.gamesWon += 1 } else if winner == nil { stats.gamesDrawn += 1 } else { stats.gamesLost += 1 }
-            let scores = try ScoreRecord.filter(Column("gameId") == (game["id"] as Int64)).fetchAll(db)
+            let scores = try Query.scores(db, game: game["id"])
             for round in Dictionary(grouping: scores, by: \.n).values {
                 let byPlayer = Dictionary(round.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
                 if GameEvaluation.roundWinner(byPlayer) == playerId { stats.roundsWon += 1 }

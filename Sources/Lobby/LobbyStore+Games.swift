@@ -8,9 +8,9 @@ extension LobbyStore {
     /// The games the player takes part in, newest first (at most 100).
     public func games(_ playerId: Int64) async throws -> [Game] {
         try await read { db, _ in
-            let ids = try Int64.fetchAll(db, sql: """
+            let ids = try Int64.fetchAll(db.cached("""
                 SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
-                """, arguments: [playerId])
+                """), arguments: [playerId])
             return try ids.map { try self.gameView(db, gameId: $0) }
         }
     }
@@ -18,8 +18,8 @@ extension LobbyStore {
     /// One game, for its members (invitees included) only.
     public func game(_ playerId: Int64, id: Int64) async throws -> Game {
         try await read { db, _ in
-            guard try GameRecord.exists(db, key: id) else { throw LobbyError.gameNotFound(id) }
-            guard try MembershipRecord.exists(db, key: ["gameId": id, "playerId": playerId]) else {
+            guard try Query.game(db, id: id) != nil else { throw LobbyError.gameNotFound(id) }
+            guard try Query.membership(db, game: id, player: playerId) != nil else {
                 throw LobbyError(.forbidden, "notYourGame", "You are not a member of game \(id).")
             }
             return try self.gameView(db, gameId: id)
@@ -38,13 +38,13 @@ extension LobbyStore {
         }
         return try await write { context in
             let db = context.db
-            guard let game = try GameRecord.fetchOne(db, key: id) else { throw LobbyError.gameNotFound(id) }
-            guard let membership = try MembershipRecord.fetchOne(db, key: ["gameId": id, "playerId": playerId]),
+            guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
+            guard let membership = try Query.membership(db, game: id, player: playerId),
                   membership.response == .accepted
             else {
                 throw LobbyError(.forbidden, "notYourGame", "You do not take part in game \(id), so you cannot score in it.")
             }
-            if let existing = try ScoreRecord.fetchOne(db, key: ["gameId": id, "n": n, "playerId": playerId]) {
+            if let existing = try Query.score(db, game: id, round: n, player: playerId) {
                 guard existing.key == key, existing.score == score else {
                     throw LobbyError(.conflict, "scoreAlreadySubmitted",
                         "You already submitted a score for round \(n) of game \(id); a round is played once.")
@@ -54,7 +54,7 @@ extension LobbyStore {
             guard game.state == .open else {
                 throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
             }
-            guard try RoundRecord.exists(db, key: ["gameId": id, "n": n]) else {
+            guard try Query.rounds(db, game: id).contains(where: { $0.n == n }) else {
                 throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
             }
             try ScoreRecord(gameId: id, n: n, playerId: playerId, score: score, key: key, submittedAt: context.now).insert(db)
@@ -67,12 +67,12 @@ extension LobbyStore {
     /// every round is complete.
     func closeRoundsAndGame(_ context: inout WriteContext, gameId: Int64, scoredRounds: Set<Int>) throws {
         let db = context.db
-        guard var game = try GameRecord.fetchOne(db, key: gameId), game.state == .open else { return }
-        let participants = try Int64.fetchAll(db, sql: """
+        guard var game = try Query.game(db, id: gameId), game.state == .open else { return }
+        let participants = try Int64.fetchAll(db.cached("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY playerId
-            """, arguments: [gameId])
-        let rounds = try RoundRecord.filter(Column("gameId") == gameId).order(Column("n")).fetchAll(db)
-        let scores = try ScoreRecord.filter(Column("gameId") == gameId).fetchAll(db)
+            """), arguments: [gameId])
+        let rounds = try Query.rounds(db, game: gameId)
+        let scores = try Query.scores(db, game: gameId)
         let names = try names(db, participants)
         var roundScores: [[Int64: Int]] = []
         for round in rounds {
@@ -102,10 +102,10 @@ extension LobbyStore {
     /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.
     func applyRewards(_ context: inout WriteContext, participants: [Int64], winner: Int64?) throws {
         let db = context.db
-        let deleted = Set(try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NOT NULL AND id IN (\(participants.map(String.init).joined(separator: ",")))"))
+        let deleted = Set(try participants.filter { try Query.player(db, id: $0)?.deletedAt != nil })
         var before: RewardRule.Unlocks<Int64> = [:]
         for player in participants {
-            let rows = try UnlockRecord.filter(Column("ownerId") == player).fetchAll(db)
+            let rows = try Query.unlocks(db, owner: player)
             before[player] = Dictionary(rows.map { ($0.unlockedId, $0.persistent) }, uniquingKeysWith: { $0 || $1 })
         }
         let after = RewardRule.apply(participants: participants, winner: winner, before: before)
@@ -129,10 +129,10 @@ extension LobbyStore {
     /// forfeits (0), so that those games can still end.
     func withdraw(_ context: inout WriteContext, playerId: Int64) throws {
         let db = context.db
-        let memberships = try Row.fetchAll(db, sql: """
+        let memberships = try Row.fetchAll(db.cached("""
             SELECT m.gameId, m.role, g.state FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND g.state IN ('pending', 'open') AND m.response IN ('pending', 'accepted')
-            """, arguments: [playerId])
+            """), arguments: [playerId])
         for row in memberships {
             let gameId: Int64 = row["gameId"]
             let state: String = row["state"]
@@ -143,7 +143,7 @@ extension LobbyStore {
                     try db.execute(sql: """
                         UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
                         """, arguments: [context.now, gameId])
-                    let others = try Int64.fetchAll(db, sql: "SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ?", arguments: [gameId, playerId])
+                    let others = try Int64.fetchAll(db.cached("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ?"), arguments: [gameId, playerId])
                     for other in others { try context.record(.gameCancelled, for: other, EventData(game: gameId)) }
                 } else {
                     try db.execute(sql: """
@@ -152,9 +152,9 @@ extension LobbyStore {
                     try settle(&context, gameId: gameId)
                 }
             } else {
-                let missing = Set(try Int.fetchAll(db, sql: """
+                let missing = Set(try Int.fetchAll(db.cached("""
                     SELECT n FROM round WHERE gameId = ? AND n NOT IN (SELECT n FROM score WHERE gameId = ? AND playerId = ?)
-                    """, arguments: [gameId, gameId, playerId]))
+                    """), arguments: [gameId, gameId, playerId]))
                 try db.execute(sql: """
                     INSERT INTO score (gameId, n, playerId, score, key, submittedAt)
                     SELECT gameId, n, ?, 0, 'forfeit', ? FROM round WHERE gameId = ?
@@ -166,13 +166,13 @@ extension LobbyStore {
     }
 
     func gameView(_ db: Database, gameId: Int64) throws -> Game {
-        guard let game = try GameRecord.fetchOne(db, key: gameId) else { throw LobbyError.gameNotFound(gameId) }
-        let participants = try Int64.fetchAll(db, sql: """
+        guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
+        let participants = try Int64.fetchAll(db.cached("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY role = 'invitee', playerId
-            """, arguments: [gameId])
+            """), arguments: [gameId])
         let names = try names(db, participants + [game.inviterId])
-        let scores = try ScoreRecord.filter(Column("gameId") == gameId).fetchAll(db)
-        let rounds = try RoundRecord.filter(Column("gameId") == gameId).order(Column("n")).fetchAll(db).map { round in
+        let scores = try Query.scores(db, game: gameId)
+        let rounds = try Query.rounds(db, game: gameId).map { round in
             let these = Dictionary(scores.filter { $0.n == round.n }.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
             let complete = these.count == participants.count && game.state != .pending
             return Game.Round(

@@ -71,10 +71,10 @@ extension LobbyStore {
     public func invitations(_ playerId: Int64) async throws -> [Invitation] {
         try await write { context in
             try self.expireInvitations(&context)
-            let ids = try Int64.fetchAll(context.db, sql: """
+            let ids = try Int64.fetchAll(context.db.cached("""
                 SELECT g.id FROM membership m JOIN game g ON g.id = m.gameId
                 WHERE m.playerId = ? AND g.state = 'pending' ORDER BY g.id
-                """, arguments: [playerId])
+                """), arguments: [playerId])
             return try ids.map { try self.invitationView(context.db, gameId: $0) }
         }
     }
@@ -86,9 +86,9 @@ extension LobbyStore {
     }
 
     func expireInvitations(_ context: inout WriteContext) throws {
-        let expired = try Int64.fetchAll(context.db, sql: """
+        let expired = try Int64.fetchAll(context.db.cached("""
             SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
-            """, arguments: [context.now])
+            """), arguments: [context.now])
         for gameId in expired {
             try context.db.execute(sql: """
                 UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
@@ -102,8 +102,8 @@ extension LobbyStore {
         return try await write { context in
             let db = context.db
             try self.expireInvitations(&context)
-            guard let game = try GameRecord.fetchOne(db, key: id) else { throw LobbyError.gameNotFound(id) }
-            guard var membership = try MembershipRecord.fetchOne(db, key: ["gameId": id, "playerId": invitee]),
+            guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
+            guard var membership = try Query.membership(db, game: id, player: invitee),
                   membership.role == .invitee
             else {
                 throw LobbyError(.forbidden, "notInvited", "You are not invited to game \(id), so you cannot answer for it.")
@@ -132,8 +132,8 @@ extension LobbyStore {
     /// Once nobody's answer is pending, opens the game with everyone who accepted, or cancels it.
     func settle(_ context: inout WriteContext, gameId: Int64) throws {
         let db = context.db
-        guard var game = try GameRecord.fetchOne(db, key: gameId), game.state == .pending else { return }
-        let members = try MembershipRecord.filter(Column("gameId") == gameId).fetchAll(db)
+        guard var game = try Query.game(db, id: gameId), game.state == .pending else { return }
+        let members = try Query.memberships(db, game: gameId)
         guard !members.contains(where: { $0.response == .pending }) else { return }
         let participants = members.filter { $0.response == .accepted }.map(\.playerId)
         if participants.count >= 2 {
@@ -153,10 +153,10 @@ extension LobbyStore {
 
     /// Pending or open games the player takes part in (as inviter or accepted invitee).
     func openGameCount(_ db: Database, playerId: Int64) throws -> Int {
-        try Int.fetchOne(db, sql: """
+        try Int.fetchOne(db.cached("""
             SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND m.response = 'accepted' AND g.state IN ('pending', 'open')
-            """, arguments: [playerId]) ?? 0
+            """), arguments: [playerId]) ?? 0
     }
 
     /// Why `username` cannot be invited by `inviter` now, or nil after appending it to `invitees`.
@@ -164,7 +164,7 @@ extension LobbyStore {
         _ context: inout WriteContext, inviter: Int64, username: String, into invitees: inout [PlayerRecord]
     ) throws -> ExcludedInvitee.Reason? {
         let db = context.db
-        guard let target = try PlayerRecord.filter(Column("username") == username).fetchOne(db) else { return .unknownPlayer }
+        guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
         let targetId = target.id!
         if targetId == inviter { return .yourself }
         if try isBlocked(db, inviter, targetId) { return .blocked }
@@ -174,15 +174,15 @@ extension LobbyStore {
         for other in [inviter] + invitees.map({ $0.id! }) where try shareAGame(db, other, targetId) {
             return .openGameExists
         }
-        let declinedRecently = try Bool.fetchOne(db, sql: """
+        let declinedRecently = try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
                 WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
-            """, arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown)]) ?? false
+            """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown)]) ?? false
         if declinedRecently { return .declinedRecently }
-        let openInvitations = try Int.fetchOne(db, sql: """
+        let openInvitations = try Int.fetchOne(db.cached("""
             SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending'
-            """, arguments: [targetId]) ?? 0
+            """), arguments: [targetId]) ?? 0
         if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
         invitees.append(target)
         return nil
@@ -191,16 +191,16 @@ extension LobbyStore {
     /// Whether two players are both in a pending or open game (as inviter, or as invitee who has not
     /// declined).
     func shareAGame(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
+        try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
                 WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
                 AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
-            """, arguments: [a, b]) ?? false
+            """), arguments: [a, b]) ?? false
     }
 
     func invitationView(_ db: Database, gameId: Int64) throws -> Invitation {
-        guard let game = try GameRecord.fetchOne(db, key: gameId) else { throw LobbyError.gameNotFound(gameId) }
-        let members = try MembershipRecord.filter(Column("gameId") == gameId).order(Column("playerId")).fetchAll(db)
+        guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
+        let members = try Query.memberships(db, game: gameId)
         let names = try names(db, members.map(\.playerId))
         return Invitation(
             id: gameId, inviter: names[game.inviterId] ?? "",

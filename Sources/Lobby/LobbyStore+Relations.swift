@@ -25,10 +25,10 @@ extension LobbyStore {
     /// The players `owner` has unlocked, by username.
     public func unlocked(_ owner: Int64) async throws -> [UnlockedPlayer] {
         try await read { db, _ in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cached("""
                 SELECT p.username, u.persistent FROM unlock u JOIN player p ON p.id = u.unlockedId
                 WHERE u.ownerId = ? AND p.deletedAt IS NULL ORDER BY p.username
-                """, arguments: [owner]).map { UnlockedPlayer(username: $0[0], persistent: $0[1]) }
+                """), arguments: [owner]).map { UnlockedPlayer(username: $0[0], persistent: $0[1]) }
         }
     }
 

@@ -12,6 +12,7 @@ public final class LobbyStore: Sendable {
     public let configuration: LobbyConfiguration
     /// Live fan-out of committed events.
     public let events = EventHub()
+    let sessions = SessionCache()
     let database: DatabasePool
     let clock: any LobbyClock
     let logger: Logger

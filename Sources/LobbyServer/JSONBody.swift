@@ -8,7 +8,7 @@ enum JSONBody {
     /// Largest JSON body accepted, in bytes.
     static let maximumBytes = 256 * 1024
 
-    static var encoder: JSONEncoder {
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -16,9 +16,9 @@ enum JSONBody {
         }
         encoder.outputFormatting = [.sortedKeys]
         return encoder
-    }
+    }()
 
-    static var decoder: JSONDecoder {
+    static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -28,7 +28,7 @@ enum JSONBody {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date like 2026-01-31T12:00:00Z.")
         }
         return decoder
-    }
+    }()
 
     /// Reads the whole body (at most `limit` bytes) and decodes it as `T`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = maximumBytes) async throws -> T {
