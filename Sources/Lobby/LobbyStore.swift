@@ -44,9 +44,13 @@ public final class LobbyStore: Sendable {
     }
 
     /// Runs `body` in one write transaction, then publishes the events it recorded once committed.
+    ///
+    /// Transactions run synchronously on the calling task's thread: they last tens of microseconds,
+    /// and GRDB's asynchronous variants would add two thread hops to each, which under load costs
+    /// more than the transaction itself.
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
-        let (value, recorded) = try await database.write { db in
+        let (value, recorded) = try writeNow { db in
             var context = WriteContext(db: db, now: now)
             let value = try body(&context)
             return (value, context.events)
@@ -57,19 +61,24 @@ public final class LobbyStore: Sendable {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
         let now = clock.now()
-        return try await database.read { db in try body(db, now) }
+        return try readNow { db in try body(db, now) }
     }
+
+    // Synchronous GRDB access: in a synchronous function the blocking overloads are the ones chosen.
+    private func writeNow<T>(_ updates: (Database) throws -> T) throws -> T { try database.write(updates) }
+    private func readNow<T>(_ value: (Database) throws -> T) throws -> T { try database.read(value) }
 }
 
 /// What one write transaction sees: its connection, its single "now", and the events it recorded.
 struct WriteContext {
+    private static let encoder = JSONEncoder()
     let db: Database
     let now: Date
     var events: [(playerId: Int64, event: LobbyEvent)] = []
 
     /// Stores an event for `playerId` in the feed, to be pushed once the transaction commits.
     mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
-        let payload = String(decoding: try JSONEncoder().encode(data), as: UTF8.self)
+        let payload = String(decoding: try Self.encoder.encode(data), as: UTF8.self)
         var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
         try row.insert(db)
         events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))
