@@ -41,7 +41,7 @@ struct LobbyServe: AsyncParsableCommand {
         do {
             store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)
         } catch {
-            throw ValidationError("Cannot open the lobby database \(db): \(error)")
+            throw CommandFailure("Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.")
         }
         let host = host
         let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger) { port in
@@ -57,4 +57,10 @@ struct LobbyServe: AsyncParsableCommand {
         try store.close()
         logger.info("lobby stopped; database \(db) closed")
     }
+}
+
+/// A failure at run time (not a usage mistake): printed as its message, without the usage text.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -22,7 +22,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the server on `database` and waits until it listens.
     init(database: String, folder: URL) throws {
         output = folder.appendingPathComponent("server-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = try Self.executable()
         process.arguments = ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"]
         let handle = try FileHandle(forWritingTo: output)
