@@ -223,9 +223,10 @@ extension LobbyStore {
     /// Display names for player ids; deleted players get their placeholder.
     func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
         var names: [Int64: String] = [:]
+        let statement = try db.cached("SELECT username FROM player WHERE id = ?")
         for id in Set(ids) {
-            guard let row = try Query.player(db, id: id) else { continue }
-            names[id] = row.username ?? DeletedPlayer.name(id: id)
+            guard let row = try Row.fetchOne(statement, arguments: [id]) else { continue }
+            names[id] = (row[0] as String?) ?? DeletedPlayer.name(id: id)
         }
         return names
     }
