@@ -5,7 +5,7 @@ import Testing
 
 /// `kill -9` during a stream of writes loses nothing that was acknowledged.
 @Suite struct CrashSafetyTests {
-    @Test func acknowledgedWritesSurviveKill9AndRulesStillHold() async throws {
+    @Test(.timeLimit(.minutes(3))) func acknowledgedWritesSurviveKill9AndRulesStillHold() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -60,7 +60,10 @@ import Testing
                 }
             }
         }
-        while acknowledged.registrations.count < 25 { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while acknowledged.registrations.count < 25 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         first.stop(signal: SIGKILL)
         await stream.value
         let registrations = acknowledged.registrations
