@@ -63,16 +63,14 @@ extension LobbyStore {
     public func authenticate(token: String) async throws -> Int64 {
         let hash = Self.tokenHash(token)
         if let id = sessions.player(for: hash, at: clock.now()) { return id }
-        let id = try await read { db, now in
-            try Int64.fetchOne(
-                db, sql: "SELECT playerId FROM session WHERE tokenHash = ? AND expiresAt > ?", arguments: [hash, now])
+        let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
+            try Row.fetchOne(
+                db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now]
+            ).map { ($0["playerId"], $0["expiresAt"]) }
         }
-        guard let id else { throw LobbyError.badToken }
-        let expiresAt = try await read { db, _ in
-            try Date.fetchOne(db.cached("SELECT expiresAt FROM session WHERE tokenHash = ?"), arguments: [hash])
-        }
-        if let expiresAt { sessions.remember(hash, player: id, until: expiresAt) }
-        return id
+        guard let session else { throw LobbyError.badToken }
+        sessions.remember(hash, player: session.id, until: session.expiresAt)
+        return session.id
     }
 
     /// Ends the session of `token`.

@@ -14,7 +14,7 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext {
         webSocket = .init()
     }
 
-    /// Requests bodies are read by ``JSONBody`` with explicit limits; this is the outer bound.
+    /// Request bodies are read by ``JSONBody`` with explicit limits; this is the outer bound.
     public var maxUploadSize: Int { 1024 * 1024 }
 
     /// The authenticated player, for routes behind the middleware.
