@@ -65,7 +65,7 @@ extension LobbyStore {
         if let id = sessions.player(for: hash, at: clock.now()) { return id }
         let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
             try Row.fetchOne(
-                db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now]
+                db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now.unixTime]
             ).map { ($0["playerId"], $0["expiresAt"]) }
         }
         guard let session else { throw LobbyError.badToken }

@@ -51,7 +51,7 @@ extension LobbyStore {
                     INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
                     ON CONFLICT (observerId, seenId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                         distance = excluded.distance WHERE excluded.lastSeenAt >= encounter.lastSeenAt
-                    """, arguments: [reporter, seen, min(sighting.at, context.now), sighting.distance])
+                    """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance])
                 recorded += 1
             }
             return EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
@@ -76,7 +76,7 @@ extension LobbyStore {
         return try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
                 OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
-            """), arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow)]) ?? false
+            """), arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
     }
 
     func profile(_ db: Database, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
@@ -91,7 +91,7 @@ extension LobbyStore {
         let games = try Row.fetchAll(db.cached("""
             SELECT g.id, g.winnerId FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND m.response = 'accepted' AND g.state = 'finished' AND g.finishedAt >= ?
-            """), arguments: [playerId, since])
+            """), arguments: [playerId, since.unixTime])
         var stats = PlayerStats(
             spanDays: configuration.statisticsSpan / 86400, gamesPlayed: games.count, gamesWon: 0, gamesLost: 0,
             gamesDrawn: 0, roundsWon: 0, bestScore: nil)

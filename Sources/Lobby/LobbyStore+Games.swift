@@ -139,16 +139,16 @@ extension LobbyStore {
             let role: String = row["role"]
             if state == GameState.pending.rawValue {
                 if role == MembershipRecord.Role.inviter.rawValue {
-                    try db.execute(sql: "UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", arguments: [context.now, gameId])
+                    try db.execute(sql: "UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", arguments: [context.now.unixTime, gameId])
                     try db.execute(sql: """
                         UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
-                        """, arguments: [context.now, gameId])
+                        """, arguments: [context.now.unixTime, gameId])
                     let others = try Int64.fetchAll(db.cached("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ?"), arguments: [gameId, playerId])
                     for other in others { try context.record(.gameCancelled, for: other, EventData(game: gameId)) }
                 } else {
                     try db.execute(sql: """
                         UPDATE membership SET response = 'declined', respondedAt = ? WHERE gameId = ? AND playerId = ?
-                        """, arguments: [context.now, gameId, playerId])
+                        """, arguments: [context.now.unixTime, gameId, playerId])
                     try settle(&context, gameId: gameId)
                 }
             } else {
@@ -159,7 +159,7 @@ extension LobbyStore {
                     INSERT INTO score (gameId, n, playerId, score, key, submittedAt)
                     SELECT gameId, n, ?, 0, 'forfeit', ? FROM round WHERE gameId = ?
                     ON CONFLICT DO NOTHING
-                    """, arguments: [playerId, context.now, gameId])
+                    """, arguments: [playerId, context.now.unixTime, gameId])
                 try closeRoundsAndGame(&context, gameId: gameId, scoredRounds: missing)
             }
         }

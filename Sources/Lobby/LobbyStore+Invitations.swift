@@ -88,11 +88,11 @@ extension LobbyStore {
     func expireInvitations(_ context: inout WriteContext) throws {
         let expired = try Int64.fetchAll(context.db.cached("""
             SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
-            """), arguments: [context.now])
+            """), arguments: [context.now.unixTime])
         for gameId in expired {
             try context.db.execute(sql: """
                 UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
-                """, arguments: [context.now, gameId])
+                """, arguments: [context.now.unixTime, gameId])
             try settle(&context, gameId: gameId)
         }
     }
@@ -177,7 +177,7 @@ extension LobbyStore {
         let declinedRecently = try Bool.fetchOne(db.cached("""
             SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
                 WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
-            """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown)]) ?? false
+            """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime]) ?? false
         if declinedRecently { return .declinedRecently }
         let openInvitations = try Int.fetchOne(db.cached("""
             SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId

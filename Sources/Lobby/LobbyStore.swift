@@ -50,7 +50,7 @@ public final class LobbyStore: Sendable {
     /// more than the transaction itself.
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
-        let (value, recorded) = try writeNow { db in
+        let (value, recorded) = try await database.write { db in
             var context = WriteContext(db: db, now: now)
             let value = try body(&context)
             return (value, context.events)
@@ -71,14 +71,13 @@ public final class LobbyStore: Sendable {
 
 /// What one write transaction sees: its connection, its single "now", and the events it recorded.
 struct WriteContext {
-    private static let encoder = JSONEncoder()
     let db: Database
     let now: Date
     var events: [(playerId: Int64, event: LobbyEvent)] = []
 
     /// Stores an event for `playerId` in the feed, to be pushed once the transaction commits.
     mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
-        let payload = String(decoding: try Self.encoder.encode(data), as: UTF8.self)
+        let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
         var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
         try row.insert(db)
         events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Lobby
 import NIOCore
 
 /// JSON in and out, with the lobby's conventions: camelCase keys, ISO 8601 dates (fractional
@@ -57,5 +58,12 @@ enum JSONBody {
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The same answer for the types that write their own JSON, without JSONEncoder's cost.
+    static func response(_ status: HTTPResponse.Status, _ value: some Encodable & JSONWritable) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
     }
 }

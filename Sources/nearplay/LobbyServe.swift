@@ -3,6 +3,8 @@ import Foundation
 import Lobby
 import LobbyServer
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// `nearplay lobby serve`: the HTTP + WebSocket lobby on a SQLite file.
@@ -35,8 +37,10 @@ struct LobbyServe: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "nearplay.lobby")
+        let takenOver = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        var logger = Logger(label: "nearplay.lobby") { LineLogHandler(label: $0) }
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.info("event loops as the global executor: \(takenOver)")
         let store: LobbyStore
         do {
             store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)

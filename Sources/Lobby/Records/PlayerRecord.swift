@@ -3,7 +3,7 @@ import GRDB
 
 /// A row of `player`. After deletion the personal columns are NULL and `deletedAt` is set; the row
 /// stays so games and rounds keep a reference.
-struct PlayerRecord: Codable, FetchableRecord, MutablePersistableRecord {
+struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "player"
     var id: Int64?
     var username: String?
@@ -18,4 +18,38 @@ struct PlayerRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var deletedAt: Date?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension PlayerRecord {
+    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// table's definition keeps in this order) when fetching this record.
+    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt"
+
+    init(row: Row) throws {
+        id = row[0]
+        username = row[1]
+        firstName = row[2]
+        lastName = row[3]
+        email = row[4]
+        passwordHash = row[5]
+        beaconMajor = row[6]
+        beaconMinor = row[7]
+        photoVersion = row[8]
+        createdAt = try row.requiredDate(atIndex: 9, "createdAt")
+        deletedAt = row.date(atIndex: 10)
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["username"] = username
+        container["firstName"] = firstName
+        container["lastName"] = lastName
+        container["email"] = email
+        container["passwordHash"] = passwordHash
+        container["beaconMajor"] = beaconMajor
+        container["beaconMinor"] = beaconMinor
+        container["photoVersion"] = photoVersion
+        container["createdAt"] = createdAt.unixTime
+        container["deletedAt"] = deletedAt?.unixTime
+    }
 }

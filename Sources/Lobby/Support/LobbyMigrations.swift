@@ -1,7 +1,8 @@
 import GRDB
 
 /// The schema. Migrations are frozen once shipped: change the schema by adding one. Constraints live
-/// here, not only in Swift, so that no code path can break them.
+/// here, not only in Swift, so that no code path can break them. Times are REAL seconds since 1970
+/// (see SQLTime.swift).
 enum LobbyMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -17,8 +18,8 @@ enum LobbyMigrations {
                 t.column("beaconMajor", .integer).notNull().check(sql: "beaconMajor BETWEEN 0 AND 65535")
                 t.column("beaconMinor", .integer).notNull().check(sql: "beaconMinor BETWEEN 0 AND 65535")
                 t.column("photoVersion", .integer).notNull().defaults(to: 0)
-                t.column("createdAt", .datetime).notNull()
-                t.column("deletedAt", .datetime)
+                t.column("createdAt", .double).notNull()
+                t.column("deletedAt", .double)
                 t.uniqueKey(["beaconMajor", "beaconMinor"])
                 t.check(sql: """
                     deletedAt IS NOT NULL OR (username IS NOT NULL AND email IS NOT NULL \
@@ -34,13 +35,13 @@ enum LobbyMigrations {
                 t.autoIncrementedPrimaryKey("id")
                 t.belongsTo("player", onDelete: .cascade).notNull()
                 t.column("tokenHash", .blob).notNull().unique()
-                t.column("createdAt", .datetime).notNull()
-                t.column("expiresAt", .datetime).notNull()
+                t.column("createdAt", .double).notNull()
+                t.column("expiresAt", .double).notNull()
             }
             try db.create(table: "encounter") { t in
                 t.column("observerId", .integer).notNull().references("player")
                 t.column("seenId", .integer).notNull().references("player")
-                t.column("lastSeenAt", .datetime).notNull()
+                t.column("lastSeenAt", .double).notNull()
                 t.column("distance", .double)
                 t.primaryKey(["observerId", "seenId"])
                 t.check(sql: "observerId <> seenId")
@@ -48,7 +49,7 @@ enum LobbyMigrations {
             try db.create(table: "block") { t in
                 t.column("blockerId", .integer).notNull().references("player")
                 t.column("blockedId", .integer).notNull().references("player")
-                t.column("createdAt", .datetime).notNull()
+                t.column("createdAt", .double).notNull()
                 t.primaryKey(["blockerId", "blockedId"])
                 t.check(sql: "blockerId <> blockedId")
             }
@@ -56,7 +57,7 @@ enum LobbyMigrations {
                 t.column("ownerId", .integer).notNull().references("player")
                 t.column("unlockedId", .integer).notNull().references("player")
                 t.column("persistent", .boolean).notNull()
-                t.column("since", .datetime).notNull()
+                t.column("since", .double).notNull()
                 t.primaryKey(["ownerId", "unlockedId"])
                 t.check(sql: "ownerId <> unlockedId")
             }
@@ -65,10 +66,10 @@ enum LobbyMigrations {
                 t.column("inviterId", .integer).notNull().references("player")
                 t.column("state", .text).notNull()
                     .check(sql: "state IN ('pending', 'open', 'finished', 'cancelled')")
-                t.column("createdAt", .datetime).notNull()
-                t.column("expiresAt", .datetime).notNull()
-                t.column("openedAt", .datetime)
-                t.column("finishedAt", .datetime)
+                t.column("createdAt", .double).notNull()
+                t.column("expiresAt", .double).notNull()
+                t.column("openedAt", .double)
+                t.column("finishedAt", .double)
                 t.column("winnerId", .integer).references("player")
                 t.check(sql: "winnerId IS NULL OR state = 'finished'")
             }
@@ -79,7 +80,7 @@ enum LobbyMigrations {
                 t.column("role", .text).notNull().check(sql: "role IN ('inviter', 'invitee')")
                 t.column("response", .text).notNull()
                     .check(sql: "response IN ('pending', 'accepted', 'declined', 'expired')")
-                t.column("respondedAt", .datetime)
+                t.column("respondedAt", .double)
                 t.primaryKey(["gameId", "playerId"])
                 t.check(sql: "role = 'invitee' OR response = 'accepted'")
             }
@@ -96,7 +97,7 @@ enum LobbyMigrations {
                 t.column("playerId", .integer).notNull()
                 t.column("score", .integer).notNull().check(sql: "score >= 0")
                 t.column("key", .text).notNull().check(sql: "length(key) BETWEEN 1 AND 128")
-                t.column("submittedAt", .datetime).notNull()
+                t.column("submittedAt", .double).notNull()
                 t.primaryKey(["gameId", "n", "playerId"])
                 t.foreignKey(["gameId", "n"], references: "round")
                 t.foreignKey(["gameId", "playerId"], references: "membership")
@@ -104,7 +105,7 @@ enum LobbyMigrations {
             try db.create(table: "event") { t in
                 t.autoIncrementedPrimaryKey("id")
                 t.column("playerId", .integer).notNull().references("player")
-                t.column("at", .datetime).notNull()
+                t.column("at", .double).notNull()
                 t.column("kind", .text).notNull()
                 t.column("payload", .text).notNull()
             }
