@@ -99,7 +99,7 @@ extension LobbyStore {
             let winner: Int64? = game["winnerId"]
             if winner == playerId { stats.gamesWon += 1 } else if winner == nil { stats.gamesDrawn += 1 } else { stats.gamesLost += 1 }
             let scores = try Query.scores(db, game: game["id"])
-            for round in Dictionary(grouping: scores, by: \.n).values {
+            for round in Dictionary(grouping: scores, by: { $0.n }).values {
                 let byPlayer = Dictionary(round.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
                 if GameEvaluation.roundWinner(byPlayer) == playerId { stats.roundsWon += 1 }
                 if let mine = byPlayer[playerId] { stats.bestScore = max(stats.bestScore ?? mine, mine) }

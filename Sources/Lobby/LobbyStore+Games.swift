@@ -57,7 +57,7 @@ extension LobbyStore {
             guard try Query.rounds(db, game: id).contains(where: { $0.n == n }) else {
                 throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
             }
-            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: score, key: key, submittedAt: context.now).insert(db)
+            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: score, key: key, submittedAt: context.now).insertRow(db)
             try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
             return ScoreReceipt(game: try self.gameView(db, gameId: id), created: true)
         }
@@ -92,7 +92,7 @@ extension LobbyStore {
         game.state = .finished
         game.finishedAt = context.now
         game.winnerId = winner
-        try game.update(db)
+        try game.updateRow(db)
         for player in participants {
             try context.record(.gameFinished, for: player, EventData(game: gameId, winner: winner.flatMap { names[$0] }))
         }

@@ -37,15 +37,15 @@ extension LobbyStore {
             var game = GameRecord(
                 id: nil, inviterId: inviter, state: .pending, createdAt: context.now,
                 expiresAt: context.now.addingTimeInterval(configuration.invitationLifetime))
-            try game.insert(db)
+            try game.insertRow(db)
             let gameId = game.id!
-            try MembershipRecord(gameId: gameId, playerId: inviter, role: .inviter, response: .accepted, respondedAt: context.now).insert(db)
+            try MembershipRecord(gameId: gameId, playerId: inviter, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(db)
             for invitee in invitees {
-                try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insert(db)
+                try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insertRow(db)
             }
             for n in 1...max(1, configuration.roundsPerGame) {
                 let minigame = configuration.enabledMinigames.randomElement() ?? "shake"
-                try RoundRecord(gameId: gameId, n: n, minigame: minigame).insert(db)
+                try RoundRecord(gameId: gameId, n: n, minigame: minigame).insertRow(db)
             }
             let inviterName = try self.names(db, [inviter])[inviter]
             for invitee in invitees {
@@ -121,7 +121,7 @@ extension LobbyStore {
             }
             membership.response = response
             membership.respondedAt = context.now
-            try membership.update(db)
+            try membership.updateRow(db)
             let name = try self.names(db, [invitee])[invitee]
             try context.record(.invitationAnswered, for: game.inviterId, EventData(game: id, player: name, response: response))
             try self.settle(&context, gameId: id)
@@ -135,16 +135,16 @@ extension LobbyStore {
         guard var game = try Query.game(db, id: gameId), game.state == .pending else { return }
         let members = try Query.memberships(db, game: gameId)
         guard !members.contains(where: { $0.response == .pending }) else { return }
-        let participants = members.filter { $0.response == .accepted }.map(\.playerId)
+        let participants = members.filter { $0.response == .accepted }.map { $0.playerId }
         if participants.count >= 2 {
             game.state = .open
             game.openedAt = context.now
-            try game.update(db)
+            try game.updateRow(db)
             for player in participants { try context.record(.gameStarted, for: player, EventData(game: gameId)) }
         } else {
             game.state = .cancelled
             game.finishedAt = context.now
-            try game.update(db)
+            try game.updateRow(db)
             for member in members where member.response != .declined {
                 try context.record(.gameCancelled, for: member.playerId, EventData(game: gameId))
             }
@@ -201,7 +201,7 @@ extension LobbyStore {
     func invitationView(_ db: Database, gameId: Int64) throws -> Invitation {
         guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
         let members = try Query.memberships(db, game: gameId)
-        let names = try names(db, members.map(\.playerId))
+        let names = try names(db, members.map { $0.playerId })
         return Invitation(
             id: gameId, inviter: names[game.inviterId] ?? "",
             invitees: members.filter { $0.role == .invitee }.map { .init(username: names[$0.playerId] ?? "", response: $0.response) },

@@ -79,7 +79,7 @@ struct WriteContext {
     mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
         let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
         var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
-        try row.insert(db)
+        try row.insertRow(db)
         events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))
     }
 }
