@@ -17,6 +17,7 @@ struct Nearplay: AsyncParsableCommand {
             ScanCommand.self,
             AdvertiseCommand.self,
             RecordCommand.self,
+            LobbyCommand.self,
         ]
     )
 }

@@ -1,0 +1,50 @@
+/// A rule the request broke, or something it named that does not exist. Domain errors carry a kind
+/// (what sort of failure), a stable machine code and a sentence for people; the HTTP layer maps the
+/// kind to a status, nothing in here knows about HTTP.
+public struct LobbyError: Error, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The request itself is malformed or a field is out of range.
+        case invalidInput
+        /// No valid credentials.
+        case unauthenticated
+        /// Valid credentials, but the player may not do this.
+        case forbidden
+        /// The thing named does not exist (or is hidden from this player).
+        case notFound
+        /// The request conflicts with the current state (a limit, a duplicate, a closed game).
+        case conflict
+    }
+
+    public var kind: Kind
+    public var code: String
+    public var message: String
+    /// Players left out of a group invitation, when the error is that nobody could be invited.
+    public var excluded: [ExcludedInvitee]
+
+    public init(_ kind: Kind, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.excluded = excluded
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func invalid(_ field: String, _ message: String) -> LobbyError {
+        LobbyError(.invalidInput, "invalidField", "\(field): \(message)")
+    }
+
+    static func playerNotFound(_ username: String) -> LobbyError {
+        LobbyError(.notFound, "playerNotFound", "No player is called \(username).")
+    }
+
+    static func gameNotFound(_ id: Int64) -> LobbyError {
+        LobbyError(.notFound, "gameNotFound", "There is no game or invitation \(id).")
+    }
+
+    static let badCredentials = LobbyError(
+        .unauthenticated, "invalidCredentials", "Wrong username or password.")
+    static let badToken = LobbyError(
+        .unauthenticated, "invalidToken",
+        "The session token is missing, unknown or expired: log in again with POST /v1/sessions.")
+}

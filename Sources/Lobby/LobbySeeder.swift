@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import HummingbirdBcrypt
+
+/// Fills a store with synthetic players, sessions, unlocks, pending invitations and open games for
+/// a load test, respecting every rule (limits, one open game per pair), and returns the plan of
+/// requests that stay valid during the run: which token invites whom, answers which invitation,
+/// scores in which round, views whose statistics.
+public struct LobbySeeder: Sendable {
+    public struct Plan: Sendable {
+        public var tokens: [String] = []
+        public var usernames: [String] = []
+        public var beacons: [String] = []
+        /// (inviter, invitee) player indexes; the inviter has unlocked the invitee.
+        public var invites: [(Int, Int)] = []
+        /// (invitee, invitation id, accept?).
+        public var answers: [(Int, Int64, Bool)] = []
+        /// (player, game id, round, score, key).
+        public var scores: [(Int, Int64, Int, Int, String)] = []
+        /// (viewer, target) player indexes; the viewer has unlocked the target.
+        public var stats: [(Int, Int)] = []
+
+        /// The plan as text, one item a line, indexes 1-based (read by Benchmarks/lobby-load.lua):
+        /// `T token`, `U username`, `B uuid/major/minor` (one each per player, in order), then
+        /// `I inviter invitee`, `A invitee invitation accept|decline`, `S player game round score key`,
+        /// `V viewer target`.
+        public func text() -> String {
+            var lines: [String] = []
+            lines += tokens.map { "T \($0)" }
+            lines += usernames.map { "U \($0)" }
+            lines += beacons.map { "B \($0)" }
+            lines += invites.map { "I \($0.0 + 1) \($0.1 + 1)" }
+            lines += answers.map { "A \($0.0 + 1) \($0.1) \($0.2 ? "accept" : "decline")" }
+            lines += scores.map { "S \($0.0 + 1) \($0.1) \($0.2) \($0.3) \($0.4)" }
+            lines += stats.map { "V \($0.0 + 1) \($0.1 + 1)" }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    let store: LobbyStore
+
+    public init(store: LobbyStore) { self.store = store }
+
+    /// Seeds for `operations` invitations, as many answers, as many score submissions and
+    /// statistics views. Needs an empty store and default limits.
+    public func seed(operations: Int) async throws -> Plan {
+        let configuration = store.configuration
+        precondition(configuration.maximumOpenGames >= 5 && configuration.maximumOpenInvitations >= 10)
+        let operations = max(60, operations / 60 * 60)
+        let inviters = operations / 5, invitees = operations / 10
+        let games = operations / 6, scorers = games / 2
+        let total = 2 * (inviters + invitees) + scorers
+        let hash = Bcrypt.hash("seeded-password", cost: 4)
+        let uuid = configuration.deploymentUUID.uuidString
+        return try await store.write { context in
+            let db = context.db
+            var plan = Plan()
+            var ids: [Int64] = []
+            let start = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
+            for i in 0..<total {
+                let index = start + i + 65536
+                var player = PlayerRecord(
+                    id: nil, username: "seed\(start + i)", firstName: "Seed", lastName: "Player \(i)",
+                    email: "seed\(start + i)@example.org", passwordHash: hash, beaconMajor: index / 65536,
+                    beaconMinor: index % 65536, photoVersion: 0, createdAt: context.now)
+                try player.insert(db)
+                ids.append(player.id!)
+                let token = "seed-\(i)-" + UUID().uuidString
+                var session = SessionRecord(
+                    id: nil, playerId: player.id!, tokenHash: LobbyStore.tokenHash(token), createdAt: context.now,
+                    expiresAt: context.now.addingTimeInterval(configuration.sessionLifetime))
+                try session.insert(db)
+                plan.tokens.append(token)
+                plan.usernames.append(player.username!)
+                plan.beacons.append("\(uuid)/\(player.beaconMajor)/\(player.beaconMinor)")
+            }
+            // Group offsets: [inviters | invitees | answer-inviters | answer-invitees | scorers].
+            let invitersAt = 0, inviteesAt = inviters, answerersAt = inviters + invitees
+            let answerInviteesAt = 2 * inviters + invitees, scorersAt = 2 * (inviters + invitees)
+            func pair(_ k: Int, _ a: Int, _ b: Int) -> (Int, Int) {
+                let x = k % a
+                return (x, (x + k / a) % b)
+            }
+            for k in 0..<operations {
+                let (x, y) = pair(k, inviters, invitees)
+                let (inviter, invitee) = (invitersAt + x, inviteesAt + y)
+                try UnlockRecord(ownerId: ids[inviter], unlockedId: ids[invitee], persistent: false, since: context.now)
+                    .insert(db, onConflict: .ignore)
+                plan.invites.append((inviter, invitee))
+                plan.stats.append((inviter, invitee))
+            }
+            var accepted: [Int: Int] = [:]
+            for k in 0..<operations {
+                let (x, y) = pair(k, inviters, invitees)
+                let (inviter, invitee) = (answerersAt + x, answerInviteesAt + y)
+                let gameId = try insertGame(db, context.now, configuration, [ids[inviter], ids[invitee]], state: .pending)
+                let accept = accepted[invitee, default: 0] < configuration.maximumOpenGames - 1
+                if accept { accepted[invitee, default: 0] += 1 }
+                plan.answers.append((invitee, gameId, accept))
+            }
+            for g in 0..<games {
+                let x = g % scorers
+                let y = (x + 1 + g / scorers) % scorers
+                let players = [scorersAt + x, scorersAt + y]
+                let gameId = try insertGame(db, context.now, configuration, players.map { ids[$0] }, state: .open)
+                for (p, player) in players.enumerated() {
+                    for n in 1...configuration.roundsPerGame {
+                        let k = (g * 2 + p) * configuration.roundsPerGame + n
+                        plan.scores.append((player, gameId, n, (k * 7919) % 1000, "seed-\(gameId)-\(p)-\(n)"))
+                    }
+                }
+            }
+            return plan
+        }
+    }
+
+    private func insertGame(
+        _ db: Database, _ now: Date, _ configuration: LobbyConfiguration, _ players: [Int64], state: GameState
+    ) throws -> Int64 {
+        var game = GameRecord(
+            id: nil, inviterId: players[0], state: state, createdAt: now,
+            expiresAt: now.addingTimeInterval(configuration.invitationLifetime), openedAt: state == .open ? now : nil)
+        try game.insert(db)
+        try MembershipRecord(gameId: game.id!, playerId: players[0], role: .inviter, response: .accepted, respondedAt: now).insert(db)
+        for player in players.dropFirst() {
+            try MembershipRecord(
+                gameId: game.id!, playerId: player, role: .invitee, response: state == .open ? .accepted : .pending,
+                respondedAt: state == .open ? now : nil).insert(db)
+        }
+        for n in 1...configuration.roundsPerGame {
+            try RoundRecord(gameId: game.id!, n: n, minigame: configuration.enabledMinigames.randomElement() ?? "shake").insert(db)
+        }
+        return game.id!
+    }
+}

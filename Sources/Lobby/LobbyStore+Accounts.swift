@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import HummingbirdBcrypt
+
+extension LobbyStore {
+    /// Registers a player and allocates its beacon identity (the next free major/minor pair, inside
+    /// the insert's transaction, so two registrations never get the same one).
+    public func register(_ registration: Registration) async throws -> Player {
+        let username = try Validation.username(registration.username)
+        let firstName = try Validation.name(registration.firstName, field: "firstName")
+        let lastName = try Validation.name(registration.lastName, field: "lastName")
+        let email = try Validation.email(registration.email)
+        let password = try Validation.password(registration.password)
+        let cost = configuration.bcryptCost
+        let hash = await offload { Bcrypt.hash(password, cost: cost) }
+        return try await write { context in
+            let db = context.db
+            if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
+                throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
+            }
+            if try PlayerRecord.filter(Column("email") == email).fetchCount(db) > 0 {
+                throw LobbyError(.conflict, "emailTaken", "An account with this e-mail address exists: log in instead.")
+            }
+            let highest = try Int.fetchOne(db.cached("SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player")) ?? 65535
+            let next = highest + 1
+            guard next / 65536 <= 65535 else {
+                throw LobbyError(.conflict, "beaconsExhausted", "Every beacon identity of this deployment is taken.")
+            }
+            var record = PlayerRecord(
+                id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
+                passwordHash: hash, beaconMajor: next / 65536, beaconMinor: next % 65536, photoVersion: 0,
+                createdAt: context.now, deletedAt: nil)
+            try record.insert(db)
+            return self.playerView(record)
+        }
+    }
+
+    /// Checks a username and password and opens a session.
+    public func logIn(username: String, password: String) async throws -> SessionToken {
+        let record = try await read { db, _ in
+            try Query.player(db, username: username)
+        }
+        guard let record, let hash = record.passwordHash else { throw LobbyError.badCredentials }
+        guard await offload({ Bcrypt.verify(password, hash: hash) }) else { throw LobbyError.badCredentials }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = generator.next() }
+        let token = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let lifetime = configuration.sessionLifetime
+        return try await write { context in
+            let expiresAt = context.now.addingTimeInterval(lifetime)
+            var session = SessionRecord(
+                id: nil, playerId: record.id!, tokenHash: Self.tokenHash(token), createdAt: context.now,
+                expiresAt: expiresAt)
+            try session.insert(context.db)
+            return SessionToken(token: token, expiresAt: expiresAt)
+        }
+    }
+
+    /// The id of the player a bearer token belongs to, if the token is known and unexpired.
+    public func authenticate(token: String) async throws -> Int64 {
+        let hash = Self.tokenHash(token)
+        if let id = sessions.player(for: hash, at: clock.now()) { return id }
+        let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
+            try Row.fetchOne(
+                db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now.unixTime]
+            ).map { ($0["playerId"], $0["expiresAt"]) }
+        }
+        guard let session else { throw LobbyError.badToken }
+        sessions.remember(hash, player: session.id, until: session.expiresAt)
+        return session.id
+    }
+
+    /// Ends the session of `token`.
+    public func logOut(token: String) async throws {
+        let hash = Self.tokenHash(token)
+        try await write { context in
+            _ = try SessionRecord.filter(Column("tokenHash") == hash).deleteAll(context.db)
+        }
+        sessions.forget(hash)
+    }
+
+    /// The player's own view of itself.
+    public func player(_ playerId: Int64) async throws -> Player {
+        try await read { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
+    }
+
+    /// Changes names and password; username and e-mail never change.
+    public func updatePlayer(_ playerId: Int64, _ changes: PlayerChanges) async throws -> Player {
+        let firstName = try changes.firstName.map { try Validation.name($0, field: "firstName") }
+        let lastName = try changes.lastName.map { try Validation.name($0, field: "lastName") }
+        let password = try changes.password.map(Validation.password)
+        let cost = configuration.bcryptCost
+        let hash: String? = if let password { await offload { Bcrypt.hash(password, cost: cost) } } else { nil }
+        let player = try await write { context in
+            var record = try self.livePlayer(context.db, id: playerId)
+            if let firstName { record.firstName = firstName }
+            if let lastName { record.lastName = lastName }
+            if let hash {
+                record.passwordHash = hash
+                // A new password ends every other session: a stolen token stops working.
+                try SessionRecord.filter(Column("playerId") == playerId).deleteAll(context.db)
+            }
+            try record.update(context.db)
+            return self.playerView(record)
+        }
+        // Cached sessions go with the ones deleted in the transaction.
+        if hash != nil { sessions.forget(player: playerId) }
+        return player
+    }
+
+    /// Replaces the profile photo. The bytes must be a JPEG or PNG file (checked by their signature)
+    /// no larger than the configured maximum.
+    public func setPhoto(_ playerId: Int64, bytes: Data) async throws -> Player {
+        guard bytes.count <= configuration.maximumPhotoBytes else {
+            throw LobbyError(.invalidInput, "photoTooLarge",
+                "The photo is \(bytes.count) bytes; the limit is \(configuration.maximumPhotoBytes) bytes.")
+        }
+        guard let kind = ImageKind(sniffing: bytes) else {
+            throw LobbyError(.invalidInput, "notAnImage",
+                "The photo is neither a JPEG nor a PNG file (its first bytes are \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " "))).")
+        }
+        return try await write { context in
+            var record = try self.livePlayer(context.db, id: playerId)
+            try PhotoRecord(playerId: playerId, contentType: kind.rawValue, bytes: bytes).upsert(context.db)
+            record.photoVersion += 1
+            try record.update(context.db)
+            return self.playerView(record)
+        }
+    }
+
+    /// A player's photo and its content type, for players allowed to see its profile.
+    public func photo(viewer: Int64, username: String) async throws -> (contentType: String, bytes: Data) {
+        try await read { db, _ in
+            let target = try self.visiblePlayer(db, viewer: viewer, username: username)
+            guard let photo = try PhotoRecord.fetchOne(db, key: target.id!) else {
+                throw LobbyError(.notFound, "photoNotFound", "\(username) has no photo.")
+            }
+            return (photo.contentType, photo.bytes)
+        }
+    }
+
+    /// Deletes an account by anonymising it: personal data, sessions, photo, encounters, blocks and
+    /// unlocks go; the row stays so games and rounds still point somewhere. Pending invitations it
+    /// sent are cancelled, those it received are declined, and in open games its missing scores are
+    /// recorded as 0 (a forfeit) so the others' game still ends.
+    public func deletePlayer(_ playerId: Int64) async throws {
+        try await write { context in
+            let db = context.db
+            var record = try self.livePlayer(db, id: playerId)
+            record.username = nil
+            record.firstName = nil
+            record.lastName = nil
+            record.email = nil
+            record.passwordHash = nil
+            record.photoVersion = 0
+            record.deletedAt = context.now
+            try record.update(db)
+            try db.execute(sql: """
+                DELETE FROM session WHERE playerId = :id;
+                DELETE FROM photo WHERE playerId = :id;
+                DELETE FROM encounter WHERE observerId = :id OR seenId = :id;
+                DELETE FROM block WHERE blockerId = :id OR blockedId = :id;
+                DELETE FROM unlock WHERE ownerId = :id OR unlockedId = :id;
+                DELETE FROM event WHERE playerId = :id;
+                """, arguments: ["id": playerId])
+            try self.withdraw(&context, playerId: playerId)
+        }
+        sessions.forget(player: playerId)
+    }
+
+    static func tokenHash(_ token: String) -> Data {
+        Data(SHA256.digest(Array(token.utf8)))
+    }
+
+    func playerView(_ record: PlayerRecord) -> Player {
+        Player(
+            username: record.username ?? "", firstName: record.firstName ?? "", lastName: record.lastName ?? "",
+            email: record.email ?? "",
+            beacon: BeaconIdentity(uuid: configuration.deploymentUUID, major: record.beaconMajor, minor: record.beaconMinor),
+            photoURL: photoURL(record), createdAt: record.createdAt)
+    }
+
+    func photoURL(_ record: PlayerRecord) -> String? {
+        guard record.photoVersion > 0, let username = record.username else { return nil }
+        return "/v1/players/\(username)/photo?v=\(record.photoVersion)"
+    }
+
+    /// An existing, undeleted player by id.
+    func livePlayer(_ db: Database, id: Int64) throws -> PlayerRecord {
+        guard let record = try Query.player(db, id: id), record.deletedAt == nil else {
+            throw LobbyError.badToken
+        }
+        return record
+    }
+
+    /// An existing, undeleted player by username.
+    func livePlayer(_ db: Database, username: String) throws -> PlayerRecord {
+        guard let record = try Query.player(db, username: username) else {
+            throw LobbyError.playerNotFound(username)
+        }
+        return record
+    }
+
+    /// A player `viewer` may see: existing, and neither has blocked the other (a block hides both
+    /// ways, and looks like the player does not exist).
+    func visiblePlayer(_ db: Database, viewer: Int64, username: String) throws -> PlayerRecord {
+        let target = try livePlayer(db, username: username)
+        if try isBlocked(db, viewer, target.id!) { throw LobbyError.playerNotFound(username) }
+        return target
+    }
+
+    func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
+        try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM block WHERE (blockerId = ?1 AND blockedId = ?2) OR (blockerId = ?2 AND blockedId = ?1))
+            """), arguments: [a, b]) ?? false
+    }
+
+    /// Display names for player ids; deleted players get their placeholder.
+    func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
+        var names: [Int64: String] = [:]
+        let statement = try db.cached("SELECT username FROM player WHERE id = ?")
+        for id in Set(ids) {
+            guard let row = try Row.fetchOne(statement, arguments: [id]) else { continue }
+            names[id] = (row[0] as String?) ?? DeletedPlayer.name(id: id)
+        }
+        return names
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+
+extension LobbyStore {
+    /// Largest batch of sightings one report may carry.
+    public static let maximumSightingsPerReport = 1000
+
+    /// The public profile behind a beacon identity. Unknown identities, deleted players and players
+    /// blocked either way all answer "not found".
+    public func resolve(viewer: Int64, uuid: UUID, major: Int, minor: Int) async throws -> PublicProfile {
+        let deployment = configuration.deploymentUUID
+        return try await read { db, now in
+            let notFound = LobbyError(.notFound, "beaconNotFound", "No player advertises \(uuid.uuidString)/\(major)/\(minor).")
+            guard uuid == deployment else { throw notFound }
+            guard let target = try PlayerRecord.fetchOne(
+                db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
+                arguments: [major, minor])
+            else { throw notFound }
+            if try self.isBlocked(db, viewer, target.id!) { throw notFound }
+            return try self.profile(db, target, now: now)
+        }
+    }
+
+    /// Records which players the reporter saw. Sightings of other deployments' UUIDs, of unknown or
+    /// deleted players and of the reporter itself are counted as ignored. Times in the future are
+    /// taken as now.
+    public func recordEncounters(reporter: Int64, _ sightings: [Sighting]) async throws -> EncounterReceipt {
+        guard sightings.count <= Self.maximumSightingsPerReport else {
+            throw LobbyError.invalid("sightings", "at most \(Self.maximumSightingsPerReport) per report, got \(sightings.count).")
+        }
+        for (index, sighting) in sightings.enumerated() {
+            guard (0...65535).contains(sighting.major) else {
+                throw LobbyError.invalid("sightings[\(index)].major", "must be 0…65535, got \(sighting.major).")
+            }
+            guard (0...65535).contains(sighting.minor) else {
+                throw LobbyError.invalid("sightings[\(index)].minor", "must be 0…65535, got \(sighting.minor).")
+            }
+            if let distance = sighting.distance, !(distance.isFinite && distance >= 0) {
+                throw LobbyError.invalid("sightings[\(index)].distance", "must be a distance in metres, 0 or more.")
+            }
+        }
+        let deployment = configuration.deploymentUUID
+        return try await write { context in
+            var recorded = 0
+            for sighting in sightings where sighting.uuid == deployment {
+                guard let seen = try Int64.fetchOne(context.db.cached("""
+                    SELECT id FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
+                    """), arguments: [sighting.major, sighting.minor]), seen != reporter
+                else { continue }
+                try context.db.execute(sql: """
+                    INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (observerId, seenId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
+                        distance = excluded.distance WHERE excluded.lastSeenAt >= encounter.lastSeenAt
+                    """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance])
+                recorded += 1
+            }
+            return EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
+        }
+    }
+
+    /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
+    public func stats(viewer: Int64, username: String) async throws -> PlayerStats {
+        try await read { db, now in
+            let target = try self.visiblePlayer(db, viewer: viewer, username: username)
+            guard try self.canInteract(db, viewer: viewer, with: target.id!, now: now) else {
+                throw LobbyError(.forbidden, "notNearby",
+                    "You can see the statistics only of players you currently see or have unlocked; \(username) is neither.")
+            }
+            return try self.statistics(db, playerId: target.id!, now: now)
+        }
+    }
+
+    /// Whether `viewer` currently sees `target` (an encounter within the window) or has unlocked it.
+    func canInteract(_ db: Database, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
+        if viewer == target { return true }
+        return try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
+                OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
+            """), arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+    }
+
+    func profile(_ db: Database, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
+        PublicProfile(
+            username: record.username!, firstName: record.firstName!, lastName: record.lastName!,
+            photoURL: photoURL(record), stats: try statistics(db, playerId: record.id!, now: now))
+    }
+
+    /// Results of the games the player finished within the statistics span.
+    func statistics(_ db: Database, playerId: Int64, now: Date) throws -> PlayerStats {
+        let since = now.addingTimeInterval(-configuration.statisticsSpan)
+        let games = try Row.fetchAll(db.cached("""
+            SELECT g.id, g.winnerId FROM membership m JOIN game g ON g.id = m.gameId
+            WHERE m.playerId = ? AND m.response = 'accepted' AND g.state = 'finished' AND g.finishedAt >= ?
+            """), arguments: [playerId, since.unixTime])
+        var stats = PlayerStats(
+            spanDays: configuration.statisticsSpan / 86400, gamesPlayed: games.count, gamesWon: 0, gamesLost: 0,
+            gamesDrawn: 0, roundsWon: 0, bestScore: nil)
+        for game in games {
+            let winner: Int64? = game["winnerId"]
+            if winner == playerId { stats.gamesWon += 1 } else if winner == nil { stats.gamesDrawn += 1 } else { stats.gamesLost += 1 }
+            let scores = try Query.scores(db, game: game["id"])
+            for round in Dictionary(grouping: scores, by: { $0.n }).values {
+                let byPlayer = Dictionary(round.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
+                if GameEvaluation.roundWinner(byPlayer) == playerId { stats.roundsWon += 1 }
+                if let mine = byPlayer[playerId] { stats.bestScore = max(stats.bestScore ?? mine, mine) }
+            }
+        }
+        return stats
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+
+extension LobbyStore {
+    /// Highest score accepted for one round.
+    public static let maximumScore = 1_000_000_000
+
+    /// The games the player takes part in, newest first (at most 100).
+    public func games(_ playerId: Int64) async throws -> [Game] {
+        try await read { db, _ in
+            let ids = try Int64.fetchAll(db.cached("""
+                SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
+                """), arguments: [playerId])
+            return try ids.map { try self.gameView(db, gameId: $0) }
+        }
+    }
+
+    /// One game, for its members (invitees included) only.
+    public func game(_ playerId: Int64, id: Int64) async throws -> Game {
+        try await read { db, _ in
+            guard try Query.game(db, id: id) != nil else { throw LobbyError.gameNotFound(id) }
+            guard try Query.membership(db, game: id, player: playerId) != nil else {
+                throw LobbyError(.forbidden, "notYourGame", "You are not a member of game \(id).")
+            }
+            return try self.gameView(db, gameId: id)
+        }
+    }
+
+    /// Records the player's score for round `n`. Submitting again with the same key is answered as
+    /// the first time (not an error); with another key it is refused. When the last score of the
+    /// last round arrives, the game is evaluated and its rewards applied in the same transaction.
+    public func submitScore(_ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
+        guard (0...Self.maximumScore).contains(score) else {
+            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
+        }
+        guard (1...128).contains(key.count) else {
+            throw LobbyError.invalid("key", "the idempotency key must be 1 to 128 characters long.")
+        }
+        return try await write { context in
+            let db = context.db
+            guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
+            guard let membership = try Query.membership(db, game: id, player: playerId),
+                  membership.response == .accepted
+            else {
+                throw LobbyError(.forbidden, "notYourGame", "You do not take part in game \(id), so you cannot score in it.")
+            }
+            if let existing = try Query.score(db, game: id, round: n, player: playerId) {
+                guard existing.key == key, existing.score == score else {
+                    throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                        "You already submitted a score for round \(n) of game \(id); a round is played once.")
+                }
+                return ScoreReceipt(game: try self.gameView(db, gameId: id), created: false)
+            }
+            guard game.state == .open else {
+                throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
+            }
+            guard try Query.rounds(db, game: id).contains(where: { $0.n == n }) else {
+                throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
+            }
+            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: score, key: key, submittedAt: context.now).insertRow(db)
+            try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
+            return ScoreReceipt(game: try self.gameView(db, gameId: id), created: true)
+        }
+    }
+
+    /// Announces round `n` if every participant has now scored in it, and evaluates the game when
+    /// every round is complete.
+    func closeRoundsAndGame(_ context: inout WriteContext, gameId: Int64, scoredRounds: Set<Int>) throws {
+        let db = context.db
+        guard var game = try Query.game(db, id: gameId), game.state == .open else { return }
+        let participants = try Int64.fetchAll(db.cached("""
+            SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY playerId
+            """), arguments: [gameId])
+        let rounds = try Query.rounds(db, game: gameId)
+        let scores = try Query.scores(db, game: gameId)
+        let names = try names(db, participants)
+        var roundScores: [[Int64: Int]] = []
+        for round in rounds {
+            let these = Dictionary(scores.filter { $0.n == round.n }.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
+            roundScores.append(these)
+        }
+        // Announce the rounds this transaction completed.
+        for (round, these) in zip(rounds, roundScores) where these.count == participants.count && scoredRounds.contains(round.n) {
+            let winner = GameEvaluation.roundWinner(these).flatMap { names[$0] }
+            let named = Dictionary(these.map { (names[$0.key] ?? "", $0.value) }, uniquingKeysWith: max)
+            for player in participants {
+                try context.record(.roundFinished, for: player, EventData(game: gameId, round: round.n, scores: named, winner: winner))
+            }
+        }
+        guard roundScores.allSatisfy({ $0.count == participants.count }) else { return }
+        let winner = GameEvaluation.winner(rounds: roundScores)
+        game.state = .finished
+        game.finishedAt = context.now
+        game.winnerId = winner
+        try game.updateRow(db)
+        for player in participants {
+            try context.record(.gameFinished, for: player, EventData(game: gameId, winner: winner.flatMap { names[$0] }))
+        }
+        try applyRewards(&context, participants: participants, winner: winner)
+    }
+
+    /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.
+    func applyRewards(_ context: inout WriteContext, participants: [Int64], winner: Int64?) throws {
+        let db = context.db
+        let deleted = Set(try participants.filter { try Query.player(db, id: $0)?.deletedAt != nil })
+        var before: RewardRule.Unlocks<Int64> = [:]
+        for player in participants {
+            let rows = try Query.unlocks(db, owner: player)
+            before[player] = Dictionary(rows.map { ($0.unlockedId, $0.persistent) }, uniquingKeysWith: { $0 || $1 })
+        }
+        let after = RewardRule.apply(participants: participants, winner: winner, before: before)
+        for owner in participants where !deleted.contains(owner) {
+            let old = before[owner] ?? [:]
+            let new = (after[owner] ?? [:]).filter { !deleted.contains($0.key) && $0.key != owner }
+            let names = try names(db, Array(Set(old.keys).union(new.keys)))
+            for (player, _) in old where new[player] == nil {
+                _ = try UnlockRecord.deleteOne(db, key: ["ownerId": owner, "unlockedId": player])
+                try context.record(.unlockLost, for: owner, EventData(player: names[player]))
+            }
+            for (player, persistent) in new where old[player] != persistent {
+                try UnlockRecord(ownerId: owner, unlockedId: player, persistent: persistent, since: context.now).upsert(db)
+                try context.record(.unlocked, for: owner, EventData(player: names[player], persistent: persistent))
+            }
+        }
+    }
+
+    /// Takes a deleted player out of everything still running: its pending answers become
+    /// declines, the invitations it sent are cancelled, and its missing scores in open games become
+    /// forfeits (0), so that those games can still end.
+    func withdraw(_ context: inout WriteContext, playerId: Int64) throws {
+        let db = context.db
+        let memberships = try Row.fetchAll(db.cached("""
+            SELECT m.gameId, m.role, g.state FROM membership m JOIN game g ON g.id = m.gameId
+            WHERE m.playerId = ? AND g.state IN ('pending', 'open') AND m.response IN ('pending', 'accepted')
+            """), arguments: [playerId])
+        for row in memberships {
+            let gameId: Int64 = row["gameId"]
+            let state: String = row["state"]
+            let role: String = row["role"]
+            if state == GameState.pending.rawValue {
+                if role == MembershipRecord.Role.inviter.rawValue {
+                    try db.execute(sql: "UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", arguments: [context.now.unixTime, gameId])
+                    try db.execute(sql: """
+                        UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
+                        """, arguments: [context.now.unixTime, gameId])
+                    let others = try Int64.fetchAll(db.cached("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ?"), arguments: [gameId, playerId])
+                    for other in others { try context.record(.gameCancelled, for: other, EventData(game: gameId)) }
+                } else {
+                    try db.execute(sql: """
+                        UPDATE membership SET response = 'declined', respondedAt = ? WHERE gameId = ? AND playerId = ?
+                        """, arguments: [context.now.unixTime, gameId, playerId])
+                    try settle(&context, gameId: gameId)
+                }
+            } else {
+                let missing = Set(try Int.fetchAll(db.cached("""
+                    SELECT n FROM round WHERE gameId = ? AND n NOT IN (SELECT n FROM score WHERE gameId = ? AND playerId = ?)
+                    """), arguments: [gameId, gameId, playerId]))
+                try db.execute(sql: """
+                    INSERT INTO score (gameId, n, playerId, score, key, submittedAt)
+                    SELECT gameId, n, ?, 0, 'forfeit', ? FROM round WHERE gameId = ?
+                    ON CONFLICT DO NOTHING
+                    """, arguments: [playerId, context.now.unixTime, gameId])
+                try closeRoundsAndGame(&context, gameId: gameId, scoredRounds: missing)
+            }
+        }
+    }
+
+    func gameView(_ db: Database, gameId: Int64) throws -> Game {
+        guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
+        let participants = try Int64.fetchAll(db.cached("""
+            SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY role = 'invitee', playerId
+            """), arguments: [gameId])
+        let names = try names(db, participants + [game.inviterId])
+        let scores = try Query.scores(db, game: gameId)
+        let rounds = try Query.rounds(db, game: gameId).map { round in
+            let these = Dictionary(scores.filter { $0.n == round.n }.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
+            let complete = these.count == participants.count && game.state != .pending
+            return Game.Round(
+                n: round.n, game: round.minigame,
+                scores: Dictionary(these.map { (names[$0.key] ?? "", $0.value) }, uniquingKeysWith: max),
+                winner: complete ? GameEvaluation.roundWinner(these).flatMap { names[$0] } : nil)
+        }
+        return Game(
+            id: gameId, state: game.state, inviter: names[game.inviterId] ?? "", participants: participants.map { names[$0] ?? "" },
+            rounds: rounds, winner: game.winnerId.flatMap { names[$0] }, createdAt: game.createdAt, finishedAt: game.finishedAt)
+    }
+}

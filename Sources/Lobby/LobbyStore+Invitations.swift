@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+
+extension LobbyStore {
+    /// Largest number of players one invitation may name.
+    public static let maximumInviteesPerInvitation = 20
+
+    /// Invites players to a new game. Invitees who cannot be invited are left out and listed with
+    /// the reason; when nobody is left the whole invitation is refused. The inviter's own limit of
+    /// open games refuses the invitation outright.
+    public func invite(_ inviter: Int64, usernames: [String]) async throws -> Invitation {
+        var seen = Set<String>()
+        let requested = usernames.filter { seen.insert($0.lowercased()).inserted }
+        guard (1...Self.maximumInviteesPerInvitation).contains(requested.count) else {
+            throw LobbyError.invalid("invitees", "name 1 to \(Self.maximumInviteesPerInvitation) players, got \(requested.count).")
+        }
+        let configuration = configuration
+        return try await write { context in
+            let db = context.db
+            try self.expireInvitations(&context)
+            let openGames = try self.openGameCount(db, playerId: inviter)
+            guard openGames < configuration.maximumOpenGames else {
+                throw LobbyError(.conflict, "openGameLimitReached",
+                    "You already take part in \(openGames) open games, the maximum: finish one before inviting again.")
+            }
+            var invitees: [PlayerRecord] = []
+            var excluded: [ExcludedInvitee] = []
+            for username in requested {
+                if let reason = try self.exclusionReason(&context, inviter: inviter, username: username, into: &invitees) {
+                    excluded.append(ExcludedInvitee(username: username, reason: reason))
+                }
+            }
+            guard !invitees.isEmpty else {
+                let reasons = excluded.map { "\($0.username) (\($0.reason.rawValue))" }.joined(separator: ", ")
+                throw LobbyError(.conflict, "nobodyInvitable", "Nobody could be invited: \(reasons).", excluded: excluded)
+            }
+            var game = GameRecord(
+                id: nil, inviterId: inviter, state: .pending, createdAt: context.now,
+                expiresAt: context.now.addingTimeInterval(configuration.invitationLifetime))
+            try game.insertRow(db)
+            let gameId = game.id!
+            try MembershipRecord(gameId: gameId, playerId: inviter, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(db)
+            for invitee in invitees {
+                try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insertRow(db)
+            }
+            for n in 1...max(1, configuration.roundsPerGame) {
+                let minigame = configuration.enabledMinigames.randomElement() ?? "shake"
+                try RoundRecord(gameId: gameId, n: n, minigame: minigame).insertRow(db)
+            }
+            let inviterName = try self.names(db, [inviter])[inviter]
+            for invitee in invitees {
+                try context.record(.invitationReceived, for: invitee.id!, EventData(game: gameId, player: inviterName))
+            }
+            var invitation = try self.invitationView(db, gameId: gameId)
+            invitation.excluded = excluded
+            return invitation
+        }
+    }
+
+    /// Accepts an invitation; refused when the invitee already takes part in the maximum of open games.
+    public func accept(_ invitee: Int64, invitation id: Int64) async throws -> Invitation {
+        try await answer(invitee, invitation: id, with: .accepted)
+    }
+
+    /// Declines an invitation; the inviter cannot invite this player again during the cooldown.
+    public func decline(_ invitee: Int64, invitation id: Int64) async throws -> Invitation {
+        try await answer(invitee, invitation: id, with: .declined)
+    }
+
+    /// Pending invitations the player sent or received.
+    public func invitations(_ playerId: Int64) async throws -> [Invitation] {
+        try await write { context in
+            try self.expireInvitations(&context)
+            let ids = try Int64.fetchAll(context.db.cached("""
+                SELECT g.id FROM membership m JOIN game g ON g.id = m.gameId
+                WHERE m.playerId = ? AND g.state = 'pending' ORDER BY g.id
+                """), arguments: [playerId])
+            return try ids.map { try self.invitationView(context.db, gameId: $0) }
+        }
+    }
+
+    /// Ends every pending invitation past its expiry: unanswered invitees are marked expired and
+    /// the game opens with whoever accepted, or is cancelled.
+    public func expireInvitations() async throws {
+        try await write { context in try self.expireInvitations(&context) }
+    }
+
+    func expireInvitations(_ context: inout WriteContext) throws {
+        let expired = try Int64.fetchAll(context.db.cached("""
+            SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
+            """), arguments: [context.now.unixTime])
+        for gameId in expired {
+            try context.db.execute(sql: """
+                UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
+                """, arguments: [context.now.unixTime, gameId])
+            try settle(&context, gameId: gameId)
+        }
+    }
+
+    private func answer(_ invitee: Int64, invitation id: Int64, with response: InvitationResponse) async throws -> Invitation {
+        let maximumOpenGames = configuration.maximumOpenGames
+        return try await write { context in
+            let db = context.db
+            try self.expireInvitations(&context)
+            guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
+            guard var membership = try Query.membership(db, game: id, player: invitee),
+                  membership.role == .invitee
+            else {
+                throw LobbyError(.forbidden, "notInvited", "You are not invited to game \(id), so you cannot answer for it.")
+            }
+            guard membership.response == .pending, game.state == .pending else {
+                let why = membership.response == .expired ? "expired" : "was already answered"
+                throw LobbyError(.conflict, "invitationClosed", "The invitation to game \(id) \(why).")
+            }
+            if response == .accepted {
+                let openGames = try self.openGameCount(db, playerId: invitee)
+                guard openGames < maximumOpenGames else {
+                    throw LobbyError(.conflict, "openGameLimitReached",
+                        "You already take part in \(openGames) open games, the maximum: finish one before accepting.")
+                }
+            }
+            membership.response = response
+            membership.respondedAt = context.now
+            try membership.updateRow(db)
+            let name = try self.names(db, [invitee])[invitee]
+            try context.record(.invitationAnswered, for: game.inviterId, EventData(game: id, player: name, response: response))
+            try self.settle(&context, gameId: id)
+            return try self.invitationView(db, gameId: id)
+        }
+    }
+
+    /// Once nobody's answer is pending, opens the game with everyone who accepted, or cancels it.
+    func settle(_ context: inout WriteContext, gameId: Int64) throws {
+        let db = context.db
+        guard var game = try Query.game(db, id: gameId), game.state == .pending else { return }
+        let members = try Query.memberships(db, game: gameId)
+        guard !members.contains(where: { $0.response == .pending }) else { return }
+        let participants = members.filter { $0.response == .accepted }.map { $0.playerId }
+        if participants.count >= 2 {
+            game.state = .open
+            game.openedAt = context.now
+            try game.updateRow(db)
+            for player in participants { try context.record(.gameStarted, for: player, EventData(game: gameId)) }
+        } else {
+            game.state = .cancelled
+            game.finishedAt = context.now
+            try game.updateRow(db)
+            for member in members where member.response != .declined {
+                try context.record(.gameCancelled, for: member.playerId, EventData(game: gameId))
+            }
+        }
+    }
+
+    /// Pending or open games the player takes part in (as inviter or accepted invitee).
+    func openGameCount(_ db: Database, playerId: Int64) throws -> Int {
+        try Int.fetchOne(db.cached("""
+            SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
+            WHERE m.playerId = ? AND m.response = 'accepted' AND g.state IN ('pending', 'open')
+            """), arguments: [playerId]) ?? 0
+    }
+
+    /// Why `username` cannot be invited by `inviter` now, or nil after appending it to `invitees`.
+    private func exclusionReason(
+        _ context: inout WriteContext, inviter: Int64, username: String, into invitees: inout [PlayerRecord]
+    ) throws -> ExcludedInvitee.Reason? {
+        let db = context.db
+        guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
+        let targetId = target.id!
+        if targetId == inviter { return .yourself }
+        if try isBlocked(db, inviter, targetId) { return .blocked }
+        if try !canInteract(db, viewer: inviter, with: targetId, now: context.now) { return .notNearby }
+        // Every pair in the new game must be free: the inviter and this player, and this player and
+        // each invitee already taken, since a group game pairs invitees too.
+        for other in [inviter] + invitees.map({ $0.id! }) where try shareAGame(db, other, targetId) {
+            return .openGameExists
+        }
+        let declinedRecently = try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
+                WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
+            """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime]) ?? false
+        if declinedRecently { return .declinedRecently }
+        let openInvitations = try Int.fetchOne(db.cached("""
+            SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
+            WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending'
+            """), arguments: [targetId]) ?? 0
+        if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
+        invitees.append(target)
+        return nil
+    }
+
+    /// Whether two players are both in a pending or open game (as inviter, or as invitee who has not
+    /// declined).
+    func shareAGame(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
+        try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
+                WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
+                AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
+            """), arguments: [a, b]) ?? false
+    }
+
+    func invitationView(_ db: Database, gameId: Int64) throws -> Invitation {
+        guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
+        let members = try Query.memberships(db, game: gameId)
+        let names = try names(db, members.map { $0.playerId })
+        return Invitation(
+            id: gameId, inviter: names[game.inviterId] ?? "",
+            invitees: members.filter { $0.role == .invitee }.map { .init(username: names[$0.playerId] ?? "", response: $0.response) },
+            excluded: [], state: game.state, createdAt: game.createdAt, expiresAt: game.expiresAt)
+    }
+}

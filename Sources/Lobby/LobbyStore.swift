@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The lobby's rules over its SQLite store. Every operation that changes more than one row or checks
+/// a limit runs in one write transaction; GRDB serialises writes, so no interleaving of requests can
+/// break a rule, and the schema's constraints back that up.
+///
+/// Players are named by id here once authenticated (`authenticate(token:)` turns a bearer token into
+/// one); the HTTP layer never passes anyone else's id.
+public final class LobbyStore: Sendable {
+    public let configuration: LobbyConfiguration
+    /// Live fan-out of committed events.
+    public let events = EventHub()
+    let sessions = SessionCache()
+    let database: DatabasePool
+    let clock: any LobbyClock
+    let logger: Logger
+
+    /// Opens (creating and migrating if needed) the store at `path`, in WAL mode with foreign keys on.
+    public init(
+        path: String, configuration: LobbyConfiguration = .init(), clock: any LobbyClock = SystemClock(),
+        logger: Logger = Logger(label: "nearplay.lobby")
+    ) throws {
+        var databaseConfiguration = Configuration()
+        databaseConfiguration.foreignKeysEnabled = true
+        databaseConfiguration.busyMode = .timeout(10)
+        databaseConfiguration.prepareDatabase { db in
+            // WAL with synchronous=NORMAL: a commit is in the WAL file when write() returns, so it
+            // survives the process being killed; only a power loss can roll back the last commits.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        database = try DatabasePool(path: path, configuration: databaseConfiguration)
+        try LobbyMigrations.migrator.migrate(database)
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Checkpoints the WAL and closes every connection. Call once, after the last request.
+    public func close() throws {
+        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try database.close()
+    }
+
+    /// Runs `body` in one write transaction, then publishes the events it recorded once committed.
+    ///
+    /// Transactions run synchronously on the calling task's thread: they last tens of microseconds,
+    /// and GRDB's asynchronous variants would add two thread hops to each, which under load costs
+    /// more than the transaction itself.
+    func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
+        let now = clock.now()
+        let (value, recorded) = try await database.write { db in
+            var context = WriteContext(db: db, now: now)
+            let value = try body(&context)
+            return (value, context.events)
+        }
+        events.publish(recorded)
+        return value
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
+        let now = clock.now()
+        return try readNow { db in try body(db, now) }
+    }
+
+    // Synchronous GRDB access: in a synchronous function the blocking overloads are the ones chosen.
+    private func writeNow<T>(_ updates: (Database) throws -> T) throws -> T { try database.write(updates) }
+    private func readNow<T>(_ value: (Database) throws -> T) throws -> T { try database.read(value) }
+}
+
+/// What one write transaction sees: its connection, its single "now", and the events it recorded.
+struct WriteContext {
+    let db: Database
+    let now: Date
+    var events: [(playerId: Int64, event: LobbyEvent)] = []
+
+    /// Stores an event for `playerId` in the feed, to be pushed once the transaction commits.
+    mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
+        let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
+        var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
+        try row.insertRow(db)
+        events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))
+    }
+}

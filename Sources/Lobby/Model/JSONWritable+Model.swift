@@ -1,0 +1,104 @@
+// The hot answers written directly as JSON (see JSONWriter). Members in byte order of their keys;
+// a test checks every one against JSONEncoder's output.
+
+extension PublicProfile: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("firstName", firstName)
+            json.member("lastName", lastName)
+            json.member("photoURL", photoURL)
+            json.member("stats", stats)
+            json.member("username", username)
+        }
+    }
+}
+
+extension PlayerStats: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("bestScore", bestScore)
+            json.member("gamesDrawn", gamesDrawn)
+            json.member("gamesLost", gamesLost)
+            json.member("gamesPlayed", gamesPlayed)
+            json.member("gamesWon", gamesWon)
+            json.member("roundsWon", roundsWon)
+            json.member("spanDays", spanDays)
+        }
+    }
+}
+
+extension Invitation: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("createdAt", createdAt)
+            json.key("excluded")
+            json.array(excluded)
+            json.member("expiresAt", expiresAt)
+            json.member("id", id)
+            json.key("invitees")
+            json.array(invitees)
+            json.member("inviter", inviter)
+            json.member("state", state)
+        }
+    }
+}
+
+extension Invitation.Invitee: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("response", response)
+            json.member("username", username)
+        }
+    }
+}
+
+extension ExcludedInvitee: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("reason", reason)
+            json.member("username", username)
+        }
+    }
+}
+
+extension Game: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("createdAt", createdAt)
+            json.member("finishedAt", finishedAt)
+            json.member("id", id)
+            json.member("inviter", inviter)
+            json.key("participants")
+            json.array(participants) { json, name in json.string(name) }
+            json.key("rounds")
+            json.array(rounds)
+            json.member("state", state)
+            json.member("winner", winner)
+        }
+    }
+}
+
+extension Game.Round: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("game", game)
+            json.member("n", n)
+            json.member("scores", scores)
+            json.member("winner", winner)
+        }
+    }
+}
+
+extension EventData: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("game", game)
+            json.member("persistent", persistent)
+            json.member("player", player)
+            json.member("response", response)
+            json.member("round", round)
+            json.member("scores", scores)
+            json.member("winner", winner)
+        }
+    }
+}

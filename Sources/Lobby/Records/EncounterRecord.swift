@@ -1,0 +1,31 @@
+import Foundation
+import GRDB
+
+/// A row of `encounter`: the latest time `observerId` reported seeing `seenId`.
+struct EncounterRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "encounter"
+    var observerId: Int64
+    var seenId: Int64
+    var lastSeenAt: Date
+    var distance: Double?
+}
+
+extension EncounterRecord {
+    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// table's definition keeps in this order) when fetching this record.
+    static let columns = "observerId, seenId, lastSeenAt, distance"
+
+    init(row: Row) throws {
+        observerId = row[0]
+        seenId = row[1]
+        lastSeenAt = try row.requiredDate(atIndex: 2, "lastSeenAt")
+        distance = row[3]
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["observerId"] = observerId
+        container["seenId"] = seenId
+        container["lastSeenAt"] = lastSeenAt.unixTime
+        container["distance"] = distance
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+
+/// A row of `game`. A game starts `pending` as an invitation (the two share their id), becomes
+/// `open` once every invitee answered or the invitation expired with somebody accepting, and ends
+/// `finished` (evaluated) or `cancelled` (nobody accepted).
+struct GameRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "game"
+    var id: Int64?
+    var inviterId: Int64
+    var state: GameState
+    var createdAt: Date
+    var expiresAt: Date
+    var openedAt: Date?
+    var finishedAt: Date?
+    var winnerId: Int64?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension GameRecord {
+    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// table's definition keeps in this order) when fetching this record.
+    static let columns = "id, inviterId, state, createdAt, expiresAt, openedAt, finishedAt, winnerId"
+
+    init(row: Row) throws {
+        id = row[0]
+        inviterId = row[1]
+        state = row[2]
+        createdAt = try row.requiredDate(atIndex: 3, "createdAt")
+        expiresAt = try row.requiredDate(atIndex: 4, "expiresAt")
+        openedAt = row.date(atIndex: 5)
+        finishedAt = row.date(atIndex: 6)
+        winnerId = row[7]
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["inviterId"] = inviterId
+        container["state"] = state
+        container["createdAt"] = createdAt.unixTime
+        container["expiresAt"] = expiresAt.unixTime
+        container["openedAt"] = openedAt?.unixTime
+        container["finishedAt"] = finishedAt?.unixTime
+        container["winnerId"] = winnerId
+    }
+}

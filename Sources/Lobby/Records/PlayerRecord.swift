@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+
+/// A row of `player`. After deletion the personal columns are NULL and `deletedAt` is set; the row
+/// stays so games and rounds keep a reference.
+struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "player"
+    var id: Int64?
+    var username: String?
+    var firstName: String?
+    var lastName: String?
+    var email: String?
+    var passwordHash: String?
+    var beaconMajor: Int
+    var beaconMinor: Int
+    var photoVersion: Int
+    var createdAt: Date
+    var deletedAt: Date?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension PlayerRecord {
+    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// table's definition keeps in this order) when fetching this record.
+    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt"
+
+    init(row: Row) throws {
+        id = row[0]
+        username = row[1]
+        firstName = row[2]
+        lastName = row[3]
+        email = row[4]
+        passwordHash = row[5]
+        beaconMajor = row[6]
+        beaconMinor = row[7]
+        photoVersion = row[8]
+        createdAt = try row.requiredDate(atIndex: 9, "createdAt")
+        deletedAt = row.date(atIndex: 10)
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["username"] = username
+        container["firstName"] = firstName
+        container["lastName"] = lastName
+        container["email"] = email
+        container["passwordHash"] = passwordHash
+        container["beaconMajor"] = beaconMajor
+        container["beaconMinor"] = beaconMinor
+        container["photoVersion"] = photoVersion
+        container["createdAt"] = createdAt.unixTime
+        container["deletedAt"] = deletedAt?.unixTime
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+// The API's JSON shapes as the client sees them. Deliberately separate from the server's types:
+// the client depends on the wire format only, never on the Lobby module.
+
+/// An iBeacon identity.
+public struct BeaconIdentity: Codable, Sendable, Hashable {
+    public var uuid: UUID
+    public var major: Int
+    public var minor: Int
+}
+
+/// The authenticated player's own profile.
+public struct PlayerProfile: Codable, Sendable, Equatable {
+    public var username: String
+    public var firstName: String
+    public var lastName: String
+    public var email: String
+    public var beacon: BeaconIdentity
+    public var photoURL: String?
+}
+
+/// A session token and its expiry.
+public struct Session: Codable, Sendable {
+    public var token: String
+    public var expiresAt: Date
+}
+
+/// Another player's public profile.
+public struct PublicProfile: Codable, Sendable, Equatable {
+    public var username: String
+    public var firstName: String
+    public var lastName: String
+    public var photoURL: String?
+    public var stats: PlayerStats
+}
+
+/// Results over the statistics span.
+public struct PlayerStats: Codable, Sendable, Equatable {
+    public var spanDays: Double
+    public var gamesPlayed: Int
+    public var gamesWon: Int
+    public var gamesLost: Int
+    public var gamesDrawn: Int
+    public var roundsWon: Int
+    public var bestScore: Int?
+}
+
+/// One beacon identity seen by the agent.
+public struct Sighting: Codable, Sendable {
+    public var uuid: UUID
+    public var major: Int
+    public var minor: Int
+    public var distance: Double?
+    public var at: Date
+
+    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.distance = distance
+        self.at = at
+    }
+}
+
+/// What the server made of a batch of sightings.
+public struct EncounterReceipt: Codable, Sendable, Equatable {
+    public var recorded: Int
+    public var ignored: Int
+}
+
+/// An invitation (its id is also the id of the game it proposes).
+public struct Invitation: Codable, Sendable, Equatable {
+    public struct Invitee: Codable, Sendable, Equatable {
+        public var username: String
+        /// `pending`, `accepted`, `declined` or `expired`.
+        public var response: String
+    }
+
+    public struct Excluded: Codable, Sendable, Equatable {
+        public var username: String
+        public var reason: String
+    }
+
+    public var id: Int64
+    public var inviter: String
+    public var invitees: [Invitee]
+    public var excluded: [Excluded]
+    /// `pending`, `open`, `finished` or `cancelled`.
+    public var state: String
+    public var expiresAt: Date
+}
+
+/// A game.
+public struct Game: Codable, Sendable, Equatable {
+    public struct Round: Codable, Sendable, Equatable {
+        public var n: Int
+        public var game: String
+        public var scores: [String: Int]
+        public var winner: String?
+    }
+
+    public var id: Int64
+    /// `pending`, `open`, `finished` or `cancelled`.
+    public var state: String
+    public var inviter: String
+    public var participants: [String]
+    public var rounds: [Round]
+    public var winner: String?
+}
+
+/// A player the caller has unlocked.
+public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
+    public var username: String
+    public var persistent: Bool
+
+    public init(username: String, persistent: Bool) {
+        self.username = username
+        self.persistent = persistent
+    }
+}
+
+/// An event of the feed.
+public struct LobbyEvent: Codable, Sendable, Equatable {
+    public struct Details: Codable, Sendable, Equatable {
+        public var game: Int64?
+        public var player: String?
+        public var response: String?
+        public var round: Int?
+        public var scores: [String: Int]?
+        public var winner: String?
+        public var persistent: Bool?
+    }
+
+    public var cursor: Int64
+    public var at: Date
+    public var kind: String
+    public var data: Details
+}
+
+/// A page of the event feed.
+public struct EventPage: Codable, Sendable {
+    public var events: [LobbyEvent]
+    public var next: Int64
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Lobby
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The lobby as a runnable Hummingbird application: the router, WebSocket upgrades, and the
+/// invitation-expiry sweeper as a service beside the server. Running it (`runService()`) handles
+/// SIGTERM and SIGINT by draining in-flight requests; close the store after it returns.
+public func buildLobbyApplication(
+    store: LobbyStore, host: String, port: Int, logger: Logger,
+    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    let router = buildLobbyRouter(store: store)
+    return Application(
+        router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        configuration: .init(address: .hostname(host, port: port), serverName: "nearplay-lobby"),
+        services: [ExpirySweeper(store: store, logger: logger)],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        logger: logger
+    )
+}
+
+/// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
+/// players hear of it even when nobody calls the API.
+struct ExpirySweeper: Service {
+    let store: LobbyStore
+    let logger: Logger
+    var interval: Duration = .seconds(30)
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await store.expireInvitations()
+            } catch {
+                logger.error("Expiring invitations failed: \(error)")
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

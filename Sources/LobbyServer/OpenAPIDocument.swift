@@ -1,0 +1,352 @@
+/// The OpenAPI 3 description of `/v1`, served at `GET /v1/openapi.yaml`. A test checks that every
+/// route of the router is described here and every path here is routed.
+enum OpenAPIDocument {
+    static let text = #"""
+openapi: 3.0.3
+info:
+  title: Nearplay lobby
+  version: "1"
+  description: >
+    Accounts, beacon identities, encounters, invitations, games, rewards and events.
+    JSON with camelCase keys; dates are ISO 8601. Every route but health, openapi.yaml,
+    registration and log-in needs `Authorization: Bearer <token>`. Errors are
+    `{"error": {"code": "...", "message": "..."}}` with a 4xx status for client mistakes.
+servers:
+  - url: http://127.0.0.1:8080
+security:
+  - bearer: []
+paths:
+  /v1/health:
+    get:
+      summary: Liveness and database check.
+      security: []
+      responses:
+        "200": {description: OK}
+  /v1/openapi.yaml:
+    get:
+      summary: This document.
+      security: []
+      responses:
+        "200": {description: The OpenAPI document.}
+  /v1/players:
+    post:
+      summary: Register a player.
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/Registration"}
+      responses:
+        "201": {description: The new player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/sessions:
+    post:
+      summary: Log in.
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [username, password]
+              properties: {username: {type: string}, password: {type: string}}
+      responses:
+        "201": {description: A session., content: {application/json: {schema: {$ref: "#/components/schemas/Session"}}}}
+        "401": {$ref: "#/components/responses/Error"}
+  /v1/sessions/current:
+    delete:
+      summary: Log out (ends the session of the token used).
+      responses:
+        "204": {description: Logged out.}
+  /v1/players/me:
+    get:
+      summary: The authenticated player.
+      responses:
+        "200": {description: The player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
+    patch:
+      summary: Change names or password (username and e-mail are immutable).
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties: {firstName: {type: string}, lastName: {type: string}, password: {type: string, minLength: 10}}
+      responses:
+        "200": {description: The player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+    delete:
+      summary: Delete (anonymise) the account.
+      responses:
+        "204": {description: Deleted.}
+  /v1/players/me/photo:
+    put:
+      summary: Replace the photo (JPEG or PNG bytes, at most 512 KiB).
+      requestBody:
+        required: true
+        content:
+          image/jpeg: {schema: {type: string, format: binary}}
+          image/png: {schema: {type: string, format: binary}}
+      responses:
+        "200": {description: The player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "413": {$ref: "#/components/responses/Error"}
+  /v1/players/{username}/photo:
+    get:
+      summary: A player's photo.
+      parameters: [{$ref: "#/components/parameters/username"}]
+      responses:
+        "200": {description: The image., content: {image/jpeg: {}, image/png: {}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/players/{username}/stats:
+    get:
+      summary: Statistics of a player you currently see or have unlocked.
+      parameters: [{$ref: "#/components/parameters/username"}]
+      responses:
+        "200": {description: Statistics., content: {application/json: {schema: {$ref: "#/components/schemas/Stats"}}}}
+        "403": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/beacons/{uuid}/{major}/{minor}:
+    get:
+      summary: Resolve a beacon identity to a public profile.
+      parameters:
+        - {name: uuid, in: path, required: true, schema: {type: string, format: uuid}}
+        - {name: major, in: path, required: true, schema: {type: integer, minimum: 0, maximum: 65535}}
+        - {name: minor, in: path, required: true, schema: {type: integer, minimum: 0, maximum: 65535}}
+      responses:
+        "200": {description: The profile., content: {application/json: {schema: {$ref: "#/components/schemas/Profile"}}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/encounters:
+    post:
+      summary: Report the beacon identities the agent sees (at most 1000 per report).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [sightings]
+              properties:
+                sightings:
+                  type: array
+                  items:
+                    type: object
+                    required: [uuid, major, minor, at]
+                    properties:
+                      uuid: {type: string, format: uuid}
+                      major: {type: integer}
+                      minor: {type: integer}
+                      distance: {type: number}
+                      at: {type: string, format: date-time}
+      responses:
+        "200":
+          description: What was recorded.
+          content: {application/json: {schema: {type: object, properties: {recorded: {type: integer}, ignored: {type: integer}}}}}
+  /v1/invitations:
+    post:
+      summary: Invite one or several players you see or have unlocked.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [invitees], properties: {invitees: {type: array, items: {type: string}}}}
+      responses:
+        "201": {description: The invitation, with the players left out., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
+        "409": {$ref: "#/components/responses/Error"}
+    get:
+      summary: Pending invitations sent or received.
+      responses:
+        "200": {description: Invitations., content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Invitation"}}}}}
+  /v1/invitations/{id}/accept:
+    post:
+      summary: Accept an invitation.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: The invitation., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
+        "403": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/invitations/{id}/decline:
+    post:
+      summary: Decline an invitation.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: The invitation., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
+        "403": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/games:
+    get:
+      summary: Games you take part in, newest first.
+      responses:
+        "200": {description: Games., content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Game"}}}}}
+  /v1/games/{id}:
+    get:
+      summary: One of your games.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: The game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
+        "403": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/games/{id}/rounds/{n}/scores:
+    post:
+      summary: Submit your score for a round (idempotent by key).
+      parameters:
+        - {$ref: "#/components/parameters/id"}
+        - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [score, key], properties: {score: {type: integer, minimum: 0}, key: {type: string}}}
+      responses:
+        "201": {description: Recorded; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
+        "200": {description: Same key as before; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/unlocked:
+    get:
+      summary: Players you have unlocked.
+      responses:
+        "200":
+          description: Unlocked players.
+          content: {application/json: {schema: {type: array, items: {type: object, properties: {username: {type: string}, persistent: {type: boolean}}}}}}
+  /v1/blocks/{username}:
+    post:
+      summary: Block a player.
+      parameters: [{$ref: "#/components/parameters/username"}]
+      responses:
+        "204": {description: Blocked.}
+    delete:
+      summary: Unblock a player.
+      parameters: [{$ref: "#/components/parameters/username"}]
+      responses:
+        "204": {description: Unblocked.}
+  /v1/events:
+    get:
+      summary: Your events after a cursor.
+      parameters:
+        - {name: after, in: query, schema: {type: integer, minimum: 0}}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 1000}}
+      responses:
+        "200":
+          description: A page of events and the next cursor.
+          content:
+            application/json:
+              schema: {type: object, properties: {events: {type: array, items: {$ref: "#/components/schemas/Event"}}, next: {type: integer}}}
+  /v1/events/live:
+    get:
+      summary: WebSocket upgrade; pushes each event (JSON text frame) after `?after=`, backlog first.
+      parameters:
+        - {name: after, in: query, schema: {type: integer, minimum: 0}}
+      responses:
+        "101": {description: Switching to WebSocket.}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+  parameters:
+    username: {name: username, in: path, required: true, schema: {type: string}}
+    id: {name: id, in: path, required: true, schema: {type: integer, format: int64}}
+  responses:
+    Error:
+      description: An error.
+      content:
+        application/json:
+          schema:
+            type: object
+            properties:
+              error:
+                type: object
+                required: [code, message]
+                properties:
+                  code: {type: string}
+                  message: {type: string}
+                  excluded: {type: array, items: {$ref: "#/components/schemas/Excluded"}}
+  schemas:
+    Registration:
+      type: object
+      required: [username, firstName, lastName, email, password]
+      properties:
+        username: {type: string, minLength: 3, maxLength: 32, pattern: "^[A-Za-z0-9_.-]+$"}
+        firstName: {type: string}
+        lastName: {type: string}
+        email: {type: string, format: email}
+        password: {type: string, minLength: 10}
+    Beacon:
+      type: object
+      properties: {uuid: {type: string, format: uuid}, major: {type: integer}, minor: {type: integer}}
+    Player:
+      type: object
+      properties:
+        username: {type: string}
+        firstName: {type: string}
+        lastName: {type: string}
+        email: {type: string}
+        beacon: {$ref: "#/components/schemas/Beacon"}
+        photoURL: {type: string}
+        createdAt: {type: string, format: date-time}
+    Session:
+      type: object
+      properties: {token: {type: string}, expiresAt: {type: string, format: date-time}}
+    Stats:
+      type: object
+      properties:
+        spanDays: {type: number}
+        gamesPlayed: {type: integer}
+        gamesWon: {type: integer}
+        gamesLost: {type: integer}
+        gamesDrawn: {type: integer}
+        roundsWon: {type: integer}
+        bestScore: {type: integer}
+    Profile:
+      type: object
+      properties:
+        username: {type: string}
+        firstName: {type: string}
+        lastName: {type: string}
+        photoURL: {type: string}
+        stats: {$ref: "#/components/schemas/Stats"}
+    Excluded:
+      type: object
+      properties:
+        username: {type: string}
+        reason: {type: string, enum: [unknownPlayer, yourself, blocked, notNearby, openGameExists, invitationLimitReached, declinedRecently]}
+    Invitation:
+      type: object
+      properties:
+        id: {type: integer, description: Also the id of the game it proposes.}
+        inviter: {type: string}
+        invitees:
+          type: array
+          items: {type: object, properties: {username: {type: string}, response: {type: string, enum: [pending, accepted, declined, expired]}}}
+        excluded: {type: array, items: {$ref: "#/components/schemas/Excluded"}}
+        state: {type: string, enum: [pending, open, finished, cancelled]}
+        createdAt: {type: string, format: date-time}
+        expiresAt: {type: string, format: date-time}
+    Game:
+      type: object
+      properties:
+        id: {type: integer}
+        state: {type: string, enum: [pending, open, finished, cancelled]}
+        inviter: {type: string}
+        participants: {type: array, items: {type: string}}
+        rounds:
+          type: array
+          items:
+            type: object
+            properties:
+              n: {type: integer}
+              game: {type: string}
+              scores: {type: object, additionalProperties: {type: integer}}
+              winner: {type: string}
+        winner: {type: string}
+        createdAt: {type: string, format: date-time}
+        finishedAt: {type: string, format: date-time}
+    Event:
+      type: object
+      properties:
+        cursor: {type: integer}
+        at: {type: string, format: date-time}
+        kind: {type: string, enum: [invitationReceived, invitationAnswered, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost]}
+        data: {type: object}
+"""#
+}

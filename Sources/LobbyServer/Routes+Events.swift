@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Lobby
+import NIOCore
+
+/// The event feed (`GET /v1/events?after=`) and its live push (`GET /v1/events/live`, WebSocket).
+func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
+    group.get("events") { request, context in
+        let after = try cursor(request)
+        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 100
+        let events = try await store.events(try context.player(), after: after, limit: limit)
+        return try JSONBody.response(.ok, EventPage(events: events, next: events.last?.cursor ?? after))
+    }
+    // Pushes every event after `?after=` (0 by default): first the backlog from the feed, then live
+    // ones as they commit. It subscribes before reading the backlog so nothing falls in between.
+    group.ws("events/live", shouldUpgrade: { request, context in
+        _ = try context.player()
+        _ = try cursor(request)
+        return .upgrade([:])
+    }, onUpgrade: { inbound, outbound, context in
+        guard let playerId = context.requestContext.playerId else { return }
+        var last = (try? cursor(context.request)) ?? 0
+        let live = store.events.subscribe(playerId: playerId)
+        while true {
+            let backlog = try await store.events(playerId, after: last, limit: 500)
+            for event in backlog {
+                try await outbound.write(.text(try encode(event)))
+                last = event.cursor
+            }
+            if backlog.count < 500 { break }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                // Returns when the client closes; its messages carry nothing.
+                for try await _ in inbound.messages(maxSize: 4096) {}
+            }
+            tasks.addTask { [last] in
+                for await event in live where event.cursor > last {
+                    try await outbound.write(.text(try encode(event)))
+                }
+            }
+            try await tasks.next()
+            tasks.cancelAll()
+        }
+    })
+}
+
+private func cursor(_ request: Request) throws -> Int64 {
+    guard let text = request.uri.queryParameters.get("after") else { return 0 }
+    guard let value = Int64(text), value >= 0 else {
+        throw APIError(.badRequest, "invalidField", "after: the cursor must be a non-negative integer, got \"\(text.prefix(40))\".")
+    }
+    return value
+}
+
+private func encode(_ event: LobbyEvent) throws -> String {
+    String(decoding: try JSONBody.encoder.encode(event), as: UTF8.self)
+}

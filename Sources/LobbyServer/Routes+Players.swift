@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import Lobby
+
+/// Accounts, profiles, photos, beacons, encounters, statistics, blocks and unlocks.
+func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
+    group.delete("sessions/current") { request, context in
+        _ = try context.player()
+        let token = request.headers[.authorization].map { String($0.dropFirst(7)) } ?? ""
+        try await store.logOut(token: token)
+        return noContent()
+    }
+    group.get("players/me") { _, context in
+        try JSONBody.response(.ok, try await store.player(try context.player()))
+    }
+    group.patch("players/me") { request, context in
+        let patch = try await JSONBody.decode(PlayerPatch.self, from: request)
+        if patch.username != nil || patch.email != nil {
+            throw APIError(.badRequest, "immutableField", "\(patch.username != nil ? "username" : "email"): cannot be changed once registered.")
+        }
+        let changes = PlayerChanges(firstName: patch.firstName, lastName: patch.lastName, password: patch.password)
+        return try JSONBody.response(.ok, try await store.updatePlayer(try context.player(), changes))
+    }
+    group.delete("players/me") { _, context in
+        try await store.deletePlayer(try context.player())
+        return noContent()
+    }
+    group.put("players/me/photo") { request, context in
+        let limit = store.configuration.maximumPhotoBytes
+        let bytes = try await JSONBody.bytes(of: request, limit: limit)
+        return try JSONBody.response(.ok, try await store.setPhoto(try context.player(), bytes: Data(bytes.readableBytesView)))
+    }
+    group.get("players/:username/photo") { _, context in
+        let username = try context.parameters.require("username")
+        let photo = try await store.photo(viewer: try context.player(), username: username)
+        return Response(
+            status: .ok, headers: [.contentType: photo.contentType, .cacheControl: "private, max-age=86400"],
+            body: .init(byteBuffer: ByteBuffer(bytes: photo.bytes)))
+    }
+    group.get("players/:username/stats") { _, context in
+        let username = try context.parameters.require("username")
+        return try JSONBody.response(.ok, try await store.stats(viewer: try context.player(), username: username))
+    }
+    group.get("beacons/:uuid/:major/:minor") { _, context in
+        let text = try context.parameters.require("uuid")
+        guard let uuid = UUID(uuidString: text) else {
+            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
+        }
+        let major = try context.parameters.require("major", as: Int.self)
+        let minor = try context.parameters.require("minor", as: Int.self)
+        let profile = try await store.resolve(viewer: try context.player(), uuid: uuid, major: major, minor: minor)
+        return try JSONBody.response(.ok, profile)
+    }
+    group.post("encounters") { request, context in
+        let report = try await JSONBody.decode(EncounterReport.self, from: request)
+        return try JSONBody.response(.ok, try await store.recordEncounters(reporter: try context.player(), report.sightings))
+    }
+    group.get("unlocked") { _, context in
+        try JSONBody.response(.ok, try await store.unlocked(try context.player()))
+    }
+    group.post("blocks/:username") { _, context in
+        try await store.block(try context.player(), username: try context.parameters.require("username"))
+        return noContent()
+    }
+    group.delete("blocks/:username") { _, context in
+        try await store.unblock(try context.player(), username: try context.parameters.require("username"))
+        return noContent()
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Lobby
+
+/// `nearplay lobby seed`: synthetic players for load tests and demos.
+struct LobbySeed: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed",
+        abstract: "Fill a lobby database with synthetic players, sessions and games for a load test.",
+        discussion: """
+            Writes a plan for Benchmarks/lobby-load.lua: tokens, beacons, invitations to \
+            answer, games to score in. Run it on a fresh database before starting the server.
+            """
+    )
+
+    @Option(help: "The SQLite database file to fill.")
+    var db: String
+
+    @Option(help: "Invitations sent during the run (also sizes answers, scores and statistics).")
+    var operations = 20000
+
+    @Option(help: "Where to write the request plan (text, one item a line).")
+    var plan: String
+
+    func run() async throws {
+        let store = try LobbyStore(path: db)
+        let seeded = try await LobbySeeder(store: store).seed(operations: operations)
+        try store.close()
+        try seeded.text().write(toFile: plan, atomically: true, encoding: .utf8)
+        print("seeded \(seeded.tokens.count) players; plan in \(plan)")
+    }
+}

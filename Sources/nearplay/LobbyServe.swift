@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Lobby
+import LobbyServer
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// `nearplay lobby serve`: the HTTP + WebSocket lobby on a SQLite file.
+struct LobbyServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the lobby API (/v1) over HTTP, storing everything in a SQLite file.",
+        discussion: """
+            Prints "lobby listening on http://HOST:PORT" once it accepts connections (with --port 0 \
+            the system picks the port). SIGTERM or Ctrl-C drains in-flight requests, then closes \
+            the database cleanly.
+            """
+    )
+
+    @Option(help: "The SQLite database file; created and migrated if missing.")
+    var db = "./nearplay-lobby.sqlite"
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The TCP port to listen on (0: any free port).")
+    var port = 8080
+
+    @Option(help: "The bcrypt cost of new password hashes (4…31).")
+    var bcryptCost: UInt8 = 12
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port).") }
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31, got \(bcryptCost).") }
+    }
+
+    func run() async throws {
+        let takenOver = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        var logger = Logger(label: "nearplay.lobby") { LineLogHandler(label: $0) }
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.info("event loops as the global executor: \(takenOver)")
+        let store: LobbyStore
+        do {
+            store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)
+        } catch {
+            throw CommandFailure("Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.")
+        }
+        let host = host
+        let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger) { port in
+            // Written straight to the file descriptor so it is never held in a buffer.
+            FileHandle.standardOutput.write(Data("lobby listening on http://\(host):\(port)\n".utf8))
+        }
+        do {
+            try await app.runService()
+        } catch {
+            try? store.close()
+            throw error
+        }
+        try store.close()
+        logger.info("lobby stopped; database \(db) closed")
+    }
+}
+

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import LobbyServer
+
+/// Tier 1: the router without a socket.
+@Suite struct RouterTests {
+    @Test func healthAnswersOK() async throws {
+        let server = try TestServer()
+        try await server.application.test(.router) { client in
+            let answer = try await client.call(.get, "/v1/health")
+            #expect(answer.status == .ok)
+            #expect(answer.body["status"] as? String == "ok")
+        }
+    }
+
+    @Test func openAPIDocumentDescribesExactlyTheRoutedPaths() async throws {
+        let server = try TestServer()
+        let routed = Set(buildLobbyRouter(store: server.store).routes.map { route in
+            let path = route.path.description
+                .replacingOccurrences(of: #":([A-Za-z]+)"#, with: "{$1}", options: .regularExpression)
+            return "\(route.method.rawValue) \(path.hasPrefix("/") ? path : "/" + path)"
+        })
+        try await server.application.test(.router) { client in
+            let yaml = try await client.execute(uri: "/v1/openapi.yaml", method: .get) { String(buffer: $0.body) }
+            var documented = Set<String>()
+            var path: String?
+            for line in yaml.split(separator: "\n") {
+                if line.hasPrefix("  /v1/"), line.hasSuffix(":") {
+                    path = String(line.dropFirst(2).dropLast())
+                } else if let current = path, let match = line.wholeMatch(of: #/    (get|post|put|patch|delete):/#) {
+                    documented.insert("\(match.1.uppercased()) \(current)")
+                } else if !line.hasPrefix(" ") {
+                    path = nil
+                }
+            }
+            #expect(documented.count >= 20)
+            #expect(routed.subtracting(documented).isEmpty, "routed but not documented: \(routed.subtracting(documented))")
+            #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed))")
+        }
+    }
+
+    @Test func badInputGetsA4xxJSONErrorNamingTheProblem() async throws {
+        let server = try TestServer()
+        try await server.application.test(.router) { client in
+            let alice = try await client.player("alice")
+            let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
+                (.post, "/v1/players", "{\"username\": ", .badRequest, "malformedJSON"),
+                (.post, "/v1/players", #"{"username":1,"firstName":"a","lastName":"b","email":"x@y.z","password":"password-123"}"#, .badRequest, "wrongType"),
+                (.post, "/v1/players", #"{"username":"abc"}"#, .badRequest, "missingField"),
+                (.post, "/v1/invitations", #"{"invitees":"bob"}"#, .badRequest, "wrongType"),
+                (.post, "/v1/invitations", #"{"invitees":[]}"#, .badRequest, "invalidField"),
+                (.post, "/v1/encounters", #"{"sightings":[{"uuid":"nope","major":1,"minor":1,"at":"2026-01-01T00:00:00Z"}]}"#, .badRequest, "invalidValue"),
+                (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"yesterday"}]}"#, .badRequest, "invalidValue"),
+                (.post, "/v1/games/999/rounds/1/scores", #"{"score":1,"key":"k"}"#, .notFound, "gameNotFound"),
+                (.post, "/v1/games/abc/rounds/1/scores", #"{"score":1,"key":"k"}"#, .badRequest, "badRequest"),
+                (.post, "/v1/games/1/rounds/1/scores", #"{"score":-5,"key":"k"}"#, .badRequest, "invalidField"),
+                (.get, "/v1/games/424242", nil, .notFound, "gameNotFound"),
+                (.post, "/v1/invitations/77/accept", nil, .notFound, "gameNotFound"),
+                (.get, "/v1/players/nobody/stats", nil, .notFound, "playerNotFound"),
+                (.get, "/v1/beacons/not-a-uuid/1/2", nil, .badRequest, "invalidField"),
+                (.get, "/v1/events?after=-3", nil, .badRequest, "invalidField"),
+                (.patch, "/v1/players/me", #"{"email":"new@example.org"}"#, .badRequest, "immutableField"),
+                (.get, "/v1/no/such/route", nil, .notFound, "routeNotFound"),
+            ]
+            for (method, uri, json, status, code) in cases {
+                let answer = try await client.call(method, uri, token: alice.token, json: json)
+                #expect(answer.status == status, "\(method) \(uri) \(json ?? "")")
+                #expect(errorCode(answer.body) == code, "\(method) \(uri): \(answer.body)")
+                let message = (answer.body["error"] as? [String: Any])?["message"] as? String
+                #expect(message?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test func oversizedBodiesAndNonImagePhotosAreRefused() async throws {
+        let server = try TestServer()
+        try await server.application.test(.router) { client in
+            let alice = try await client.player("alice")
+            let huge = "{\"invitees\":[\"" + String(repeating: "a", count: 300 * 1024) + "\"]}"
+            let tooBig = try await client.call(.post, "/v1/invitations", token: alice.token, json: huge)
+            #expect(tooBig.status == .contentTooLarge)
+            #expect(errorCode(tooBig.body) == "bodyTooLarge")
+            let notImage = try await client.call(.put, "/v1/players/me/photo", token: alice.token, bytes: Array("<svg></svg>".utf8))
+            #expect(notImage.status == .badRequest)
+            #expect(errorCode(notImage.body) == "notAnImage")
+            let bigPhoto = try await client.call(.put, "/v1/players/me/photo", token: alice.token, bytes: [0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 512 * 1024))
+            #expect(bigPhoto.status == .contentTooLarge)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
+            let ok = try await client.call(.put, "/v1/players/me/photo", token: alice.token, bytes: png)
+            #expect(ok.status == .ok)
+            let photo = try await client.execute(uri: "/v1/players/alice/photo", method: .get, headers: [.authorization: "Bearer \(alice.token)"]) { $0 }
+            #expect(photo.headers[.contentType] == "image/png")
+            #expect(Array(photo.body.readableBytesView) == png)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import Lobby
+@testable import LobbyServer
+
+/// A lobby store in a temporary folder and the application over it.
+final class TestServer: Sendable {
+    let store: LobbyStore
+    let folder: URL
+
+    init(_ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = LobbyConfiguration(bcryptCost: 4)
+        configure(&configuration)
+        store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    var application: some ApplicationProtocol {
+        var logger = Logger(label: "lobby-test")
+        logger.logLevel = .warning
+        return buildLobbyApplication(store: store, host: "127.0.0.1", port: 0, logger: logger)
+    }
+}
+
+/// JSON helpers over HummingbirdTesting's client.
+extension TestClientProtocol {
+    @discardableResult
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: String? = nil, bytes: [UInt8]? = nil
+    ) async throws -> (status: HTTPResponse.Status, body: [String: Any], raw: Any?) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        let body = json.map { ByteBuffer(string: $0) } ?? bytes.map { ByteBuffer(bytes: $0) }
+        return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
+            let data = Data(response.body.readableBytesView)
+            let raw = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)
+            return (response.status, raw as? [String: Any] ?? [:], raw)
+        }
+    }
+
+    /// Registers and logs in `username`; returns the token and the beacon.
+    func player(_ username: String) async throws -> (token: String, major: Int, minor: Int) {
+        let registered = try await call(.post, "/v1/players", json: """
+            {"username":"\(username)","firstName":"F","lastName":"L","email":"\(username)@example.org","password":"password-123"}
+            """)
+        #expect(registered.status == .created, "registering \(username): \(registered.body)")
+        let session = try await call(.post, "/v1/sessions", json: #"{"username":"\#(username)","password":"password-123"}"#)
+        let beacon = registered.body["beacon"] as? [String: Any] ?? [:]
+        return (session.body["token"] as? String ?? "", beacon["major"] as? Int ?? -1, beacon["minor"] as? Int ?? -1)
+    }
+
+    /// `observer` reports seeing the beacon now.
+    func see(_ observerToken: String, _ beacon: (major: Int, minor: Int)) async throws {
+        let now = Date().formatted(Date.ISO8601FormatStyle())
+        let answer = try await call(.post, "/v1/encounters", token: observerToken, json: """
+            {"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":\(beacon.major),"minor":\(beacon.minor),"distance":1.2,"at":"\(now)"}]}
+            """)
+        #expect(answer.status == .ok)
+    }
+}
+
+func errorCode(_ body: [String: Any]) -> String? {
+    (body["error"] as? [String: Any])?["code"] as? String
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import Lobby
+
+@Suite struct AccountTests {
+    @Test func registersWithAUniqueBeaconUnderTheDeploymentUUID() async throws {
+        let lobby = try TestLobby()
+        let alice = try await lobby.player("alice").player
+        let bob = try await lobby.player("bob").player
+        #expect(alice.beacon.uuid == lobby.store.configuration.deploymentUUID)
+        #expect(alice.beacon != bob.beacon)
+        #expect(alice.email == "alice@example.org")
+    }
+
+    @Test func allocatesDistinctBeaconsUnderConcurrentRegistrations() async throws {
+        let lobby = try TestLobby()
+        let store = lobby.store
+        let beacons = try await withThrowingTaskGroup(of: BeaconIdentity.self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    try await store.register(Registration(
+                        username: "p\(i)xx", firstName: "P", lastName: "Q", email: "p\(i)@example.org", password: "password-123")).beacon
+                }
+            }
+            return try await group.reduce(into: [BeaconIdentity]()) { $0.append($1) }
+        }
+        #expect(Set(beacons).count == 40)
+    }
+
+    @Test func refusesTakenUsernamesAndEmailsWhateverTheirCase() async throws {
+        let lobby = try TestLobby()
+        try await lobby.player("alice")
+        await #expect(throws: LobbyError.self) {
+            try await lobby.store.register(Registration(username: "ALICE", firstName: "A", lastName: "B", email: "x@example.org", password: "password-123"))
+        }
+        let error = await #expect(throws: LobbyError.self) {
+            try await lobby.store.register(Registration(username: "alice2", firstName: "A", lastName: "B", email: "Alice@Example.org", password: "password-123"))
+        }
+        #expect(error?.code == "emailTaken")
+    }
+
+    @Test(arguments: [
+        ("ab", "a@example.org", "password-123", "username"),
+        (String(repeating: "a", count: 33), "a@example.org", "password-123", "username"),
+        ("bad name", "a@example.org", "password-123", "username"),
+        ("alice", "not-an-email", "password-123", "email"),
+        ("alice", "a@example.org", "short", "password"),
+    ])
+    func refusesInvalidRegistrationsNamingTheField(username: String, email: String, password: String, field: String) async throws {
+        let lobby = try TestLobby()
+        let error = await #expect(throws: LobbyError.self) {
+            try await lobby.store.register(Registration(username: username, firstName: "A", lastName: "B", email: email, password: password))
+        }
+        #expect(error?.kind == .invalidInput)
+        #expect(error?.message.hasPrefix(field) == true)
+    }
+
+    @Test func refusesAWrongPasswordAndAnUnknownToken() async throws {
+        let lobby = try TestLobby()
+        try await lobby.player("alice")
+        await #expect(throws: LobbyError.badCredentials) { try await lobby.store.logIn(username: "alice", password: "wrong-password") }
+        await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: "nope") }
+    }
+
+    @Test func sessionsExpire() async throws {
+        let lobby = try TestLobby { $0.sessionLifetime = 3600 }
+        try await lobby.player("alice")
+        let session = try await lobby.store.logIn(username: "alice", password: "password-123")
+        _ = try await lobby.store.authenticate(token: session.token)
+        lobby.clock.advance(by: 3601)
+        await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: session.token) }
+    }
+
+    @Test func editsNamesAndPasswordAndANewPasswordEndsSessions() async throws {
+        let lobby = try TestLobby()
+        let (id, _) = try await lobby.player("alice")
+        let session = try await lobby.store.logIn(username: "alice", password: "password-123")
+        let updated = try await lobby.store.updatePlayer(id, PlayerChanges(firstName: "Alicia", password: "new-password-1"))
+        #expect(updated.firstName == "Alicia")
+        #expect(updated.username == "alice")
+        await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: session.token) }
+        _ = try await lobby.store.logIn(username: "alice", password: "new-password-1")
+    }
+
+    @Test func acceptsPNGAndJPEGPhotosCheckedByTheirBytes() async throws {
+        let lobby = try TestLobby()
+        let (id, _) = try await lobby.player("alice")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        let player = try await lobby.store.setPhoto(id, bytes: png)
+        #expect(player.photoURL?.hasPrefix("/v1/players/alice/photo") == true)
+        #expect(try await lobby.store.photo(viewer: id, username: "alice").contentType == "image/png")
+        _ = try await lobby.store.setPhoto(id, bytes: Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2]))
+        #expect(try await lobby.store.photo(viewer: id, username: "alice").contentType == "image/jpeg")
+    }
+
+    @Test func refusesAPhotoThatIsNotAnImageOrTooLarge() async throws {
+        let lobby = try TestLobby { $0.maximumPhotoBytes = 1000 }
+        let (id, _) = try await lobby.player("alice")
+        let notImage = await #expect(throws: LobbyError.self) { try await lobby.store.setPhoto(id, bytes: Data("GIF89a...".utf8)) }
+        #expect(notImage?.code == "notAnImage")
+        var big = Data([0xFF, 0xD8, 0xFF])
+        big.append(Data(count: 1000))
+        let tooLarge = await #expect(throws: LobbyError.self) { try await lobby.store.setPhoto(id, bytes: big) }
+        #expect(tooLarge?.code == "photoTooLarge")
+    }
+
+    @Test func deletingAnonymisesButGamesKeepADeletedPlayerReference() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let (bob, _) = try await lobby.player("bob")
+        let game = try await lobby.openGame(alice, with: [(bob, "bob")])
+        _ = try await lobby.store.submitScore(alice, game: game, round: 1, score: 10, key: "a1")
+        try await lobby.store.deletePlayer(bob)
+
+        await #expect(throws: LobbyError.badCredentials) { try await lobby.store.logIn(username: "bob", password: "password-123") }
+        _ = try await lobby.store.submitScore(alice, game: game, round: 2, score: 10, key: "a2")
+        _ = try await lobby.store.submitScore(alice, game: game, round: 3, score: 10, key: "a3")
+        let view = try await lobby.store.game(alice, id: game)
+        #expect(view.participants.contains(DeletedPlayer.name(id: bob)))
+        #expect(!view.participants.contains("bob"))
+        // Bob forfeited his rounds (0 each), so Alice's last score ended the game.
+        #expect(view.state == .finished)
+        #expect(view.winner == "alice")
+        let beacon = lobby.beacons["bob"]!
+        await #expect(throws: LobbyError.self) {
+            try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+        }
+        // The username is free again for somebody new; the email too.
+        try await lobby.player("bob")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import Lobby
+
+@Suite struct BeaconAndEncounterTests {
+    @Test func resolvesABeaconToThePublicProfile() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let bob = try await lobby.player("bob").player
+        let profile = try await lobby.store.resolve(viewer: alice, uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor)
+        #expect(profile.username == "bob")
+        #expect(profile.stats.gamesPlayed == 0)
+    }
+
+    @Test func neverResolvesForSomeoneThePlayerBlocked() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let (bob, bobPlayer) = try await lobby.player("bob")
+        try await lobby.store.block(bob, username: "alice")
+        let beacon = bobPlayer.beacon
+        let error = await #expect(throws: LobbyError.self) {
+            try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+        }
+        #expect(error?.kind == .notFound)
+        try await lobby.store.unblock(bob, username: "alice")
+        _ = try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+    }
+
+    @Test func ignoresOtherDeploymentsAndUnknownIdentities() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let bob = try await lobby.player("bob").player
+        let receipt = try await lobby.store.recordEncounters(reporter: alice, [
+            Sighting(uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
+            Sighting(uuid: UUID(), major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
+            Sighting(uuid: bob.beacon.uuid, major: 999, minor: 999, distance: nil, at: lobby.clock.now()),
+        ])
+        #expect(receipt == EncounterReceipt(recorded: 1, ignored: 2))
+        let bad = await #expect(throws: LobbyError.self) {
+            try await lobby.store.recordEncounters(reporter: alice, [Sighting(uuid: bob.beacon.uuid, major: 70000, minor: 0, distance: nil, at: Date())])
+        }
+        #expect(bad?.message.hasPrefix("sightings[0].major") == true)
+    }
+
+    @Test func statisticsAreVisibleOnlyWhileSeenWithinTheWindow() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        try await lobby.player("bob")
+        let hidden = await #expect(throws: LobbyError.self) { try await lobby.store.stats(viewer: alice, username: "bob") }
+        #expect(hidden?.code == "notNearby")
+        try await lobby.see(alice, "bob")
+        _ = try await lobby.store.stats(viewer: alice, username: "bob")
+        lobby.clock.advance(by: 10 * 60 + 1)
+        await #expect(throws: LobbyError.self) { try await lobby.store.stats(viewer: alice, username: "bob") }
+    }
+
+    @Test func statisticsCoverOnlyTheConfiguredSpan() async throws {
+        let lobby = try TestLobby()
+        let (alice, _) = try await lobby.player("alice")
+        let (bob, _) = try await lobby.player("bob")
+        let game = try await lobby.openGame(alice, with: [(bob, "bob")])
+        _ = try await lobby.play(game, [alice: [5, 5, 5], bob: [1, 9, 1]])
+        // They unlocked each other by playing, so the statistics stay visible without encounters.
+        var stats = try await lobby.store.stats(viewer: bob, username: "alice")
+        #expect(stats.gamesPlayed == 1)
+        #expect(stats.gamesWon == 1)
+        #expect(stats.roundsWon == 2)
+        #expect(stats.bestScore == 5)
+        lobby.clock.advance(by: 31 * 86400)
+        stats = try await lobby.store.stats(viewer: bob, username: "alice")
+        #expect(stats.gamesPlayed == 0)
+    }
+}
