@@ -45,9 +45,10 @@ public final class LobbyStore: Sendable {
 
     /// Runs `body` in one write transaction, then publishes the events it recorded once committed.
     ///
-    /// Transactions run synchronously on the calling task's thread: they last tens of microseconds,
-    /// and GRDB's asynchronous variants would add two thread hops to each, which under load costs
-    /// more than the transaction itself.
+    /// The transaction runs on GRDB's writer queue while the calling task is suspended: a request
+    /// waiting for the single writer must not hold one of the few threads that serve HTTP (under
+    /// `lobby serve` those are NIO's event loops). Reads, which the writer never blocks in WAL
+    /// mode, run in place (``read(_:)``).
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
         let (value, recorded) = try await database.write { db in
@@ -64,8 +65,7 @@ public final class LobbyStore: Sendable {
         return try readNow { db in try body(db, now) }
     }
 
-    // Synchronous GRDB access: in a synchronous function the blocking overloads are the ones chosen.
-    private func writeNow<T>(_ updates: (Database) throws -> T) throws -> T { try database.write(updates) }
+    // Synchronous GRDB access: in a synchronous function the blocking overload is the one chosen.
     private func readNow<T>(_ value: (Database) throws -> T) throws -> T { try database.read(value) }
 }
 

