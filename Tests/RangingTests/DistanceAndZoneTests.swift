@@ -19,9 +19,10 @@ import Testing
     /// The AltBeacon-curve option against the other libraries' own expectations
     /// (../shared/data/distance-vectors.json): same curve form, their coefficients.
     @Test func altBeaconCurveMatchesTheLibraries() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("shared/data/distance-vectors.json"))
+        let shared = ProcessInfo.processInfo.environment["NEARPLAY_SHARED_DATA"].map(URL.init(fileURLWithPath:))
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data")
+        let data = try Data(contentsOf: shared.appendingPathComponent("distance-vectors.json"))
         let vectors = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(vectors.count == 12)
         var checked = 0

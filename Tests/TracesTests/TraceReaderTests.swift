@@ -80,9 +80,10 @@ import Traces
     }
 
     @Test func acceptsBTSnoopWhereverATraceIs() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("shared/data/captures/horizon74_btsnoop_hci.log")
+        let shared = ProcessInfo.processInfo.environment["NEARPLAY_SHARED_DATA"].map(URL.init(fileURLWithPath:))
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data")
+        let url = shared.appendingPathComponent("captures/horizon74_btsnoop_hci.log")
         let result = try TraceReader.read(path: url.path)
         #expect(result.issues.isEmpty)
         #expect(result.records.count == 412)
