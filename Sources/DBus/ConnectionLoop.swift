@@ -30,7 +30,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     struct Subscription {
         let rules: [MatchRule]
-        let continuation: AsyncThrowingStream<DBusMessage, any Error>.Continuation
+        let queue: SignalQueue
     }
 
     private let inbox = Mutex(Inbox())
@@ -235,20 +235,34 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    /// Decodes everything that has arrived, then routes it in order. Routing a burst together
-    /// lets a subscriber wake once for the lot instead of once per message.
+    /// Decodes everything that has arrived and routes it in order. Signals are handed to each
+    /// subscriber as one batch per read, so a subscriber wakes once for a burst, not once per signal.
     private func dispatchIncoming() {
-        var arrived: [DBusMessage] = []
+        var batches: [UInt64: [DBusMessage]] = [:]
         while let raw = dbus_connection_pop_message(connection) {
             defer { dbus_message_unref(raw) }
+            let message: DBusMessage
             do {
-                arrived.append(try MessageCodec.decode(raw))
+                message = try MessageCodec.decode(raw)
             } catch {
                 undecodableMessages += 1
                 answerUndecodable(raw, error: error)
+                continue
+            }
+            if message.kind == .signal {
+                collect(message, into: &batches)
+            } else {
+                route(message)
             }
         }
-        for message in arrived { route(message) }
+        for (id, batch) in batches { subscriptions[id]?.queue.deliver(batch) }
+    }
+
+    private func collect(_ signal: DBusMessage, into batches: inout [UInt64: [DBusMessage]]) {
+        if signal.interface == "org.freedesktop.DBus.Local", signal.member == "Disconnected" { return }
+        for (id, subscription) in subscriptions where subscription.rules.contains(where: { $0.matches(signal) }) {
+            batches[id, default: []].append(signal)
+        }
     }
 
     private func answerUndecodable(_ raw: OpaquePointer, error: any Error) {
@@ -287,10 +301,8 @@ final class ConnectionLoop: @unchecked Sendable {
                 call.continuation.resume(returning: message)
             }
         case .signal:
-            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" { return }
-            for subscription in subscriptions.values where subscription.rules.contains(where: { $0.matches(message) }) {
-                subscription.continuation.yield(message)
-            }
+            // Signals go through `collect(_:into:)`.
+            break
         case .methodCall:
             guard let reply = ObjectDispatcher.reply(to: message, objects: objects), !message.noReplyExpected else {
                 return
@@ -390,7 +402,7 @@ final class ConnectionLoop: @unchecked Sendable {
         pending.removeAll()
         serialByToken.removeAll()
         for subscription in subscriptions.values {
-            if reason == nil { subscription.continuation.finish() } else { subscription.continuation.finish(throwing: failure) }
+            subscription.queue.finish(throwing: reason == nil ? nil : failure)
         }
         subscriptions.removeAll()
         objects.removeAll()

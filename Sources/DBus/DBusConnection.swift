@@ -121,16 +121,12 @@ public final class DBusConnection: Sendable {
     ///
     /// Returns once the bus has accepted every rule, so anything read from the bus afterwards
     /// (`GetManagedObjects`, say) cannot miss a signal sent in between. Ending the iteration (or
-    /// cancelling its task) removes the subscription. At most `bufferLimit` signals wait for a slow
-    /// reader; beyond that the oldest are dropped.
-    public func signals(matching rules: [MatchRule], bufferLimit: Int = 65_536)
-        async throws -> AsyncThrowingStream<DBusMessage, any Error>
-    {
+    /// cancelling its task, or dropping the stream) removes the subscription. At most `bufferLimit`
+    /// signals wait for a slow reader; beyond that the oldest are dropped.
+    public func signals(matching rules: [MatchRule], bufferLimit: Int = 65_536) async throws -> DBusSignalStream {
         let id = nextToken.add(1, ordering: .relaxed).newValue
-        let (stream, continuation) = AsyncThrowingStream<DBusMessage, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(bufferLimit))
         let loop = self.loop
-        continuation.onTermination = { _ in
+        let queue = SignalQueue(limit: bufferLimit) {
             loop.submit(.init(run: { loop in
                 guard loop.removeSubscription(id: id) != nil else { return }
                 for rule in rules {
@@ -142,10 +138,11 @@ public final class DBusConnection: Sendable {
                 }
             }, fail: { _ in }))
         }
+        let stream = DBusSignalStream(queue: queue)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             loop.submit(.init(
                 run: { loop in
-                    loop.addSubscription(id: id, .init(rules: rules, continuation: continuation))
+                    loop.addSubscription(id: id, .init(rules: rules, queue: queue))
                     done.resume()
                 },
                 fail: { done.resume(throwing: $0) }))
@@ -156,7 +153,7 @@ public final class DBusConnection: Sendable {
                                    member: "AddMatch", body: [.string(rule.description)])
             }
         } catch {
-            continuation.finish(throwing: error)
+            queue.finish(throwing: error)
             throw error
         }
         return stream

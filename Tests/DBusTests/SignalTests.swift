@@ -85,4 +85,42 @@ import Testing
             break
         }
     }
+
+    @Test func dropsTheOldestSignalsBeyondTheBufferLimit() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")], bufferLimit: 3)
+        try await sender.send((0..<10).map { index in
+            .signal(path: "/", interface: "org.nearplay.Test", member: "Tick", body: [.int32(Int32(index))])
+        })
+        // Round trips in order on both connections: once they return, all ten signals have reached
+        // the receiver's queue unread.
+        _ = try await sender.nameOwner(of: DBusConnection.busName)
+        _ = try await receiver.nameOwner(of: DBusConnection.busName)
+        var received: [Int] = []
+        for try await signal in signals {
+            received.append(signal.body.first?.intValue ?? -1)
+            if received.count == 3 { break }
+        }
+        #expect(received == [7, 8, 9])
+    }
+
+    @Test func cancellingTheReaderEndsTheIteration() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let receiver = try await bus.connect()
+        defer { receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+        let reader = Task {
+            var count = 0
+            for try await _ in signals { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        reader.cancel()
+        #expect(try await reader.value == 0)
+    }
 }

@@ -4,7 +4,7 @@ import DBus
 /// bluetoothd's objects read, so nothing falls between the two.
 struct BlueZSession: Sendable {
     let connection: DBusConnection
-    let signals: AsyncThrowingStream<DBusMessage, any Error>
+    let signals: DBusSignalStream
 
     /// Connects to the bus at `address`, or the system bus when nil.
     static func open(address: String?) async throws -> BlueZSession {
