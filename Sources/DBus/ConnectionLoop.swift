@@ -36,6 +36,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     private let wakeReader: Int32
     private let wakeWriter: Int32
+    /// How long arriving data is left in the socket before it is read while no call waits for a
+    /// reply (see ``DBusConnection/connect(address:signalCoalescing:)``).
+    private let signalCoalescing: Duration
 
     // Loop-thread state.
     private var connection: OpaquePointer?
@@ -50,8 +53,10 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Messages that could not be decoded (bad or unsupported types); they are dropped, or answered
     /// with an error when they were method calls.
     private(set) var undecodableMessages = 0
+    private var strings = StringInterner()
 
-    init() throws {
+    init(signalCoalescing: Duration) throws {
+        self.signalCoalescing = max(.zero, signalCoalescing)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw DBusError(name: DBusError.failedName,
@@ -172,7 +177,20 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Serves the connection until it drops or a stop is requested; returns why it ended
     /// (nil: closed on request).
+    ///
+    /// A stream of signals (bluetoothd sends one per advertisement received) would wake the thread
+    /// once per signal. So while no call waits for a reply, data that arrives is left in the
+    /// kernel's buffer for `signalCoalescing` and then read, decoded and handed over in one batch;
+    /// as long as each wait brings more, the loop reads on that beat, once per interval however
+    /// many signals come. Commands still wake the loop at once, and replies to our calls are read
+    /// as soon as they arrive.
     private func serve() -> DBusError? {
+        var fds = [
+            pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: socket, events: 0, revents: 0),
+        ]
+        let coalescing = signalCoalescing > .zero
+        var holdSocketUntil: ContinuousClock.Instant?
         while true {
             runCommands()
             if stopRequested { return nil }
@@ -181,25 +199,56 @@ final class ConnectionLoop: @unchecked Sendable {
                 return DBusError.disconnected("the bus closed the connection")
             }
             if stopRequested { return nil }
-            var fds = [
-                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            ]
-            if dbus_connection_has_messages_to_send(connection) != 0 {
-                fds[1].events |= Int16(POLLOUT)
+            if !pending.isEmpty { holdSocketUntil = nil }
+            var timeout = nextTimeoutMilliseconds()
+            var events = Int16(POLLIN)
+            if let until = holdSocketUntil {
+                let remaining = Self.milliseconds(until: until)
+                events = 0
+                timeout = timeout < 0 ? remaining : min(timeout, remaining)
             }
-            let ready = poll(&fds, 2, nextTimeoutMilliseconds())
+            if dbus_connection_has_messages_to_send(connection) != 0 {
+                events |= Int16(POLLOUT)
+            }
+            fds[0].revents = 0
+            fds[1].events = events
+            fds[1].revents = 0
+            let ready = poll(&fds, events == 0 ? 1 : 2, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return DBusError(name: DBusError.failedName, message: "poll failed: \(String(cString: strerror(errno)))")
             }
             if fds[0].revents != 0 { drainWakePipe() }
-            if fds[1].revents != 0 {
-                // Non-blocking: reads what has arrived, writes what fits.
-                _ = dbus_connection_read_write(connection, 0)
+            if let until = holdSocketUntil {
+                if Self.milliseconds(until: until) == 0 {
+                    // Hold on while the stream goes on; back to waiting on the socket once it stops.
+                    holdSocketUntil = readWrite() ? .now + signalCoalescing : nil
+                } else if fds[1].revents != 0 {
+                    readWrite()  // Room to write.
+                }
+            } else if fds[1].revents == Int16(POLLIN), coalescing, pending.isEmpty {
+                holdSocketUntil = .now + signalCoalescing
+            } else if fds[1].revents != 0 {
+                readWrite()
             }
             expireCalls()
         }
+    }
+
+    /// Writes what fits and reads what has arrived, without blocking; returns whether anything
+    /// was there to read. libdbus reads at most 2 KB a call, so reading goes on while the socket
+    /// holds more, up to 256 KB: a backlog is taken in one pass, not one wake-up per 2 KB.
+    @discardableResult
+    private func readWrite() -> Bool {
+        var readSomething = false
+        for _ in 0..<128 {
+            var waiting: Int32 = 0
+            let readable = ioctl(socket, UInt(FIONREAD), &waiting) == 0 && waiting > 0
+            guard dbus_connection_read_write(connection, 0) != 0 else { return readSomething }
+            readSomething = readSomething || readable
+            guard readable else { return readSomething }
+        }
+        return readSomething
     }
 
     private func runCommands() {
@@ -211,13 +260,20 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(wakeReader, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
+            while read(wakeReader, buffer.baseAddress, buffer.count) > 0 {}
+        }
     }
 
+    /// Until the earliest call deadline; -1 (forever) when no call waits.
     private func nextTimeoutMilliseconds() -> Int32 {
-        guard let earliest = pending.values.map(\.deadline).min() else { return -1 }
-        let remaining = ContinuousClock.now.duration(to: earliest)
+        guard !pending.isEmpty, let earliest = pending.values.map(\.deadline).min() else { return -1 }
+        return Self.milliseconds(until: earliest)
+    }
+
+    /// Whole milliseconds until `instant`, rounded up so a wait never ends early; 0 once it passed.
+    private static func milliseconds(until instant: ContinuousClock.Instant) -> Int32 {
+        let remaining = ContinuousClock.now.duration(to: instant)
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
@@ -243,7 +299,7 @@ final class ConnectionLoop: @unchecked Sendable {
             defer { dbus_message_unref(raw) }
             let message: DBusMessage
             do {
-                message = try MessageCodec.decode(raw)
+                message = try MessageCodec.decode(raw, strings: &strings)
             } catch {
                 undecodableMessages += 1
                 answerUndecodable(raw, error: error)

@@ -27,8 +27,9 @@ public final class DBusConnection: Sendable {
     }
 
     /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, else `/var/run/dbus/system_bus_socket`.
-    public static func system() async throws -> DBusConnection {
-        try await connect(address: systemBusAddress)
+    /// `signalCoalescing` as for ``connect(address:signalCoalescing:)``.
+    public static func system(signalCoalescing: Duration = .zero) async throws -> DBusConnection {
+        try await connect(address: systemBusAddress, signalCoalescing: signalCoalescing)
     }
 
     public static var systemBusAddress: String {
@@ -40,8 +41,14 @@ public final class DBusConnection: Sendable {
 
     /// Connects to the bus at `address` (D-Bus address syntax, e.g. `unix:path=/tmp/bus`) and
     /// registers with it.
-    public static func connect(address: String) async throws -> DBusConnection {
-        let loop = try ConnectionLoop()
+    ///
+    /// `signalCoalescing`: while no call waits for a reply, data that arrives is left in the socket
+    /// this long and then read in one batch, and as long as signals keep coming they are read on
+    /// that beat. A steady stream (bluetoothd sends one signal per advertisement received) then
+    /// costs one wake-up per interval instead of one per signal, for at most that much delay.
+    /// Zero (the default) reads everything as soon as it arrives.
+    public static func connect(address: String, signalCoalescing: Duration = .zero) async throws -> DBusConnection {
+        let loop = try ConnectionLoop(signalCoalescing: signalCoalescing)
         let uniqueName: String = try await withCheckedThrowingContinuation { continuation in
             loop.start(address: address) { result in continuation.resume(with: result) }
         }

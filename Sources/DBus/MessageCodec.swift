@@ -33,7 +33,9 @@ enum MessageCodec {
 
     /// Reads a libdbus message into Swift values. Unknown message types and unsupported value
     /// types (Unix file descriptors) are errors.
-    static func decode(_ raw: OpaquePointer) throws -> DBusMessage {
+    ///
+    /// `strings` shares the text that repeats from message to message (names, paths).
+    static func decode(_ raw: OpaquePointer, strings: inout StringInterner) throws -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(raw) {
         case 1: kind = .methodCall
@@ -46,19 +48,19 @@ enum MessageCodec {
         var iter = DBusMessageIter()
         if dbus_message_iter_init(raw, &iter) != 0 {
             repeat {
-                body.append(try read(&iter))
+                body.append(try read(&iter, &strings))
             } while dbus_message_iter_next(&iter) != 0
         }
         var message = DBusMessage(kind: kind, body: body)
         message.serial = dbus_message_get_serial(raw)
         let replySerial = dbus_message_get_reply_serial(raw)
         message.replySerial = replySerial == 0 ? nil : replySerial
-        message.path = dbus_message_get_path(raw).map { DBusObjectPath(validated: String(cString: $0)) }
-        message.interface = dbus_message_get_interface(raw).map { String(cString: $0) }
-        message.member = dbus_message_get_member(raw).map { String(cString: $0) }
-        message.errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
-        message.sender = dbus_message_get_sender(raw).map { String(cString: $0) }
-        message.destination = dbus_message_get_destination(raw).map { String(cString: $0) }
+        if let path = dbus_message_get_path(raw) { message.path = DBusObjectPath(validated: strings.string(path)) }
+        if let interface = dbus_message_get_interface(raw) { message.interface = strings.string(interface) }
+        if let member = dbus_message_get_member(raw) { message.member = strings.string(member) }
+        if let errorName = dbus_message_get_error_name(raw) { message.errorName = strings.string(errorName) }
+        if let sender = dbus_message_get_sender(raw) { message.sender = strings.string(sender) }
+        if let destination = dbus_message_get_destination(raw) { message.destination = strings.string(destination) }
         message.noReplyExpected = dbus_message_get_no_reply(raw) != 0
         return message
     }
@@ -262,7 +264,7 @@ enum MessageCodec {
 
     // MARK: - Reading values
 
-    private static func read(_ iter: inout DBusMessageIter) throws -> DBusValue {
+    private static func read(_ iter: inout DBusMessageIter, _ strings: inout StringInterner) throws -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case TypeCode.byte: return .byte(readBasic(&iter, UInt8(0)))
@@ -274,25 +276,25 @@ enum MessageCodec {
         case TypeCode.int64: return .int64(readBasic(&iter, Int64(0)))
         case TypeCode.uint64: return .uint64(readBasic(&iter, UInt64(0)))
         case TypeCode.double: return .double(readBasic(&iter, Double(0)))
-        case TypeCode.string: return .string(readString(&iter))
+        case TypeCode.string: return .string(readString(&iter, &strings))
         case TypeCode.objectPath:
             // libdbus validated the message on receipt.
-            return .objectPath(DBusObjectPath(validated: readString(&iter)))
-        case TypeCode.signature: return .signature(DBusSignature(unchecked: readString(&iter)))
-        case TypeCode.array: return try readArray(&iter)
+            return .objectPath(DBusObjectPath(validated: readString(&iter, &strings)))
+        case TypeCode.signature: return .signature(DBusSignature(unchecked: readString(&iter, &strings)))
+        case TypeCode.array: return try readArray(&iter, &strings)
         case TypeCode.structure:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
             var fields: [DBusValue] = []
             while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
-                fields.append(try read(&sub))
+                fields.append(try read(&sub, &strings))
                 dbus_message_iter_next(&sub)
             }
             return .structure(fields)
         case TypeCode.variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .variant(try read(&sub))
+            return .variant(try read(&sub, &strings))
         case TypeCode.unixFD:
             throw DBusError.invalidArguments("Unix file descriptors (type h) are not supported")
         default:
@@ -300,7 +302,7 @@ enum MessageCodec {
         }
     }
 
-    private static func readArray(_ iter: inout DBusMessageIter) throws -> DBusValue {
+    private static func readArray(_ iter: inout DBusMessageIter, _ strings: inout StringInterner) throws -> DBusValue {
         let elementType = dbus_message_iter_get_element_type(&iter)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
@@ -322,11 +324,11 @@ enum MessageCodec {
             while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
                 var entryIter = DBusMessageIter()
                 dbus_message_iter_recurse(&sub, &entryIter)
-                let entryKey = try read(&entryIter)
+                let entryKey = try read(&entryIter, &strings)
                 guard dbus_message_iter_next(&entryIter) != 0 else {
                     throw DBusError.invalidArguments("a dictionary entry has no value")
                 }
-                entries.append(DBusDictionaryEntry(entryKey, try read(&entryIter)))
+                entries.append(DBusDictionaryEntry(entryKey, try read(&entryIter, &strings)))
                 dbus_message_iter_next(&sub)
             }
             if let first = entries.first {
@@ -339,11 +341,16 @@ enum MessageCodec {
         }
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&sub) != TypeCode.invalid {
-            values.append(try read(&sub))
+            values.append(try read(&sub, &strings))
             dbus_message_iter_next(&sub)
         }
-        let element = values.first?.signature ?? DBusSignature(unchecked: String(currentSignature(&iter).dropFirst()))
-        return .array(element: element, values)
+        if let first = values.first { return .array(element: first.signature, values) }
+        // An empty array: a basic element type is its own one-letter signature (`as`, the
+        // invalidated list of every PropertiesChanged, is the common case); containers need libdbus.
+        if let code = UInt8(exactly: elementType), TypeCode.isBasic(code) {
+            return .array(element: DBusSignature(unchecked: String(UnicodeScalar(code))), [])
+        }
+        return .array(element: DBusSignature(unchecked: String(currentSignature(&iter).dropFirst())), [])
     }
 
     private static func readBasic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {
@@ -352,10 +359,10 @@ enum MessageCodec {
         return value
     }
 
-    private static func readString(_ iter: inout DBusMessageIter) -> String {
+    private static func readString(_ iter: inout DBusMessageIter, _ strings: inout StringInterner) -> String {
         var pointer: UnsafePointer<CChar>?
         dbus_message_iter_get_basic(&iter, &pointer)
-        return pointer.map { String(cString: $0) } ?? ""
+        return pointer.map { strings.string($0) } ?? ""
     }
 
     private static func currentSignature(_ iter: inout DBusMessageIter) -> String {

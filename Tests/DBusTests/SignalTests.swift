@@ -123,4 +123,39 @@ import Testing
         reader.cancel()
         #expect(try await reader.value == 0)
     }
+
+    /// With coalescing, a stream of signals is read on a beat: each waits in the socket for up to
+    /// the interval, none is lost or reordered, and replies to our calls are never held.
+    @Test func coalescingHoldsSignalsButNotReplies() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await DBusConnection.connect(address: bus.address, signalCoalescing: .milliseconds(400))
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+        let sent = ContinuousClock.now
+        try await sender.send((0..<20).map { index in
+            .signal(path: "/", interface: "org.nearplay.Test", member: "Tick", body: [.int32(Int32(index))])
+        })
+        var received: [Int] = []
+        for try await signal in signals {
+            received.append(signal.body.first?.intValue ?? -1)
+            if received.count == 20 { break }
+        }
+        #expect(received == Array(0..<20))
+        #expect(sent.duration(to: .now) >= .milliseconds(350), "the signals were read before the interval was up")
+
+        // A call while signals keep coming: its reply is read as soon as it arrives.
+        let stream = Task {
+            for index in 0..<100 {
+                try await sender.send(.signal(path: "/", interface: "org.nearplay.Test", member: "Tick", body: [.int32(Int32(index))]))
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer { stream.cancel() }
+        try await Task.sleep(for: .milliseconds(50))
+        let called = ContinuousClock.now
+        _ = try await receiver.nameOwner(of: DBusConnection.busName)
+        #expect(called.duration(to: .now) < .milliseconds(300), "the reply waited with the signals")
+    }
 }
