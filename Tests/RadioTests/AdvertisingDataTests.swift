@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func decodesADevicesPropertiesAndToleratesWrongTypes() {
-        let device = BlueZDevice(path: "/org/bluez/hci0/dev_C0_FF_EE_00_00_01", properties: [
+        var device = BlueZDevice(path: "/org/bluez/hci0/dev_C0_FF_EE_00_00_01", properties: [
             "Address": .string("C0:FF:EE:00:00:01"),
             "AddressType": .string("random"),
             "RSSI": .int16(-63),
@@ -44,6 +44,36 @@ import Testing
         #expect(device.rssi == -63)
         #expect(device.advertisingData == Beacons.first.advertisingData(includeFlags: false))
         #expect(device.problems == ["AdvertisingFlags has type aay"])
+    }
+
+    /// The AD bytes are kept between updates that do not touch them; every update that does is seen.
+    @Test func followsPropertyChangesThatTouchTheAdvertisingData() {
+        func manufacturerData(_ beacon: IBeacon) -> DBusValue {
+            .dictionary(key: "q", value: "v", [DBusDictionaryEntry(.uint16(0x004C), .variant(.bytes(beacon.manufacturerData)))])
+        }
+        var device = BlueZDevice(path: "/org/bluez/hci0/dev_C0_FF_EE_00_00_01", properties: [
+            "Address": .string("C0:FF:EE:00:00:01"), "RSSI": .int16(-63), "ManufacturerData": manufacturerData(Beacons.first),
+        ])
+        #expect(device.advertisingData == Beacons.first.advertisingData(includeFlags: false))
+        device.update(PropertyChanges(["RSSI": .int16(-70), "ManufacturerData": manufacturerData(Beacons.first)]))
+        #expect(device.rssi == -70)
+        #expect(device.advertisingData == Beacons.first.advertisingData(includeFlags: false))
+        device.update(PropertyChanges(["ManufacturerData": manufacturerData(Beacons.second)]))
+        #expect(device.advertisingData == Beacons.second.advertisingData(includeFlags: false))
+        device.update(PropertyChanges(["AdvertisingFlags": .bytes([0x06])]))
+        #expect(device.advertisingData == [0x02, 0x01, 0x06] + Beacons.second.advertisingData(includeFlags: false))
+        device.invalidate(["ManufacturerData", "AdvertisingFlags"])
+        #expect(device.advertisingData.isEmpty)
+        #expect(device.rssi == -70)
+    }
+
+    @Test func readsPropertyChangesInPlace() throws {
+        let changes = try #require(PropertyChanges(.stringVariantDictionary([("RSSI", .int16(-50)), ("Name", .string("x"))])))
+        #expect(changes["RSSI"] == .int16(-50))
+        #expect(changes["TxPower"] == nil)
+        #expect(changes.names == ["RSSI", "Name"])
+        #expect(PropertyChanges(.strings(["RSSI"])) == nil, "not a dictionary")
+        #expect(PropertyChanges(.dictionary(key: "q", value: "v", [])) == nil, "not keyed by strings")
     }
 
     @Test func ignoresSignalsOfTheWrongShape() {

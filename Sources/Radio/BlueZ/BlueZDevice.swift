@@ -5,17 +5,21 @@ import DBus
 ///
 /// Fields of the wrong type (BlueZ versions and mocks differ) are treated as absent rather than
 /// trusted; ``problems`` names them for the debug log.
-struct BlueZDevice: Sendable, Hashable {
+struct BlueZDevice: Sendable {
     var path: DBusObjectPath
     var adapter: DBusObjectPath?
     var address: BluetoothAddress?
     var addressType: AddressType?
     var rssi: Int?
-    var manufacturerData: [UInt16: [UInt8]] = [:]
-    var serviceData: [String: [UInt8]] = [:]
-    var flags: [UInt8] = []
-    var otherData: [UInt8: [UInt8]] = [:]
+    var manufacturerData: [UInt16: [UInt8]] = [:] { didSet { advertisingDataIsCurrent = false } }
+    var serviceData: [String: [UInt8]] = [:] { didSet { advertisingDataIsCurrent = false } }
+    var flags: [UInt8] = [] { didSet { advertisingDataIsCurrent = false } }
+    var otherData: [UInt8: [UInt8]] = [:] { didSet { advertisingDataIsCurrent = false } }
     var problems: [String] = []
+    /// The AD structures last built from the fields above, rebuilt only when one of them changes
+    /// (a beacon repeats the same advertisement; only its RSSI moves).
+    private var builtAdvertisingData: [UInt8] = []
+    private var advertisingDataIsCurrent = false
 
     /// The properties whose change means an advertisement was received.
     static let advertisementProperties: Set<String> = [
@@ -28,35 +32,63 @@ struct BlueZDevice: Sendable, Hashable {
         update(properties)
     }
 
-    /// Takes the properties present in `properties` (all of them at creation, the changed ones
-    /// from PropertiesChanged) and leaves the others as they were.
+    /// Takes the properties present in `properties` and leaves the others as they were.
     mutating func update(_ properties: [String: DBusValue]) {
-        // One pass over what is there (usually RSSI and ManufacturerData) rather than a lookup per
-        // known name: this runs for every advertisement received.
-        for (name, value) in properties {
-            switch name {
-            case BlueZ.Property.rssi:
-                rssi = value.intValue
-            case BlueZ.Property.manufacturerData:
+        for (name, value) in properties { set(name, value) }
+    }
+
+    /// Takes the properties a PropertiesChanged signal carries and leaves the others as they were.
+    mutating func update(_ changes: PropertyChanges) {
+        for (name, value) in changes { set(name, value) }
+    }
+
+    /// One property, by name; names we do not use are ignored. Runs for every advertisement
+    /// received, so unchanged byte maps are compared in place rather than rebuilt.
+    private mutating func set(_ name: String, _ value: DBusValue) {
+        switch name {
+        case BlueZ.Property.rssi:
+            rssi = value.intValue
+        case BlueZ.Property.manufacturerData:
+            if !Self.map(value, equals: manufacturerData, { $0.intValue.flatMap(UInt16.init(exactly:)) }) {
                 manufacturerData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt16.init(exactly:)) }
-            case BlueZ.Property.serviceData:
-                serviceData = decodeMap(value, key: name) { $0.stringValue }
-            case BlueZ.Property.advertisingData:
-                otherData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt8.init(exactly:)) }
-            case BlueZ.Property.advertisingFlags:
-                if let bytes = value.bytesValue { flags = bytes } else { problems.append("AdvertisingFlags has type \(value.signature)") }
-            case BlueZ.Property.address:
-                let text = value.stringValue ?? ""
-                address = BluetoothAddress(text)
-                if address == nil { problems.append("Address “\(text)” is not a Bluetooth address") }
-            case BlueZ.Property.addressType:
-                addressType = value.stringValue.flatMap(AddressType.init(rawValue:))
-            case BlueZ.Property.adapter:
-                adapter = value.objectPathValue
-            default:
-                break
             }
+        case BlueZ.Property.serviceData:
+            if !Self.map(value, equals: serviceData, { $0.stringValue }) {
+                serviceData = decodeMap(value, key: name) { $0.stringValue }
+            }
+        case BlueZ.Property.advertisingData:
+            if !Self.map(value, equals: otherData, { $0.intValue.flatMap(UInt8.init(exactly:)) }) {
+                otherData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt8.init(exactly:)) }
+            }
+        case BlueZ.Property.advertisingFlags:
+            if let bytes = value.bytesValue {
+                if bytes != flags { flags = bytes }
+            } else {
+                problems.append("AdvertisingFlags has type \(value.signature)")
+            }
+        case BlueZ.Property.address:
+            let text = value.stringValue ?? ""
+            address = BluetoothAddress(text)
+            if address == nil { problems.append("Address “\(text)” is not a Bluetooth address") }
+        case BlueZ.Property.addressType:
+            addressType = value.stringValue.flatMap(AddressType.init(rawValue:))
+        case BlueZ.Property.adapter:
+            adapter = value.objectPathValue
+        default:
+            break
         }
+    }
+
+    /// Whether `value` (`a{?v}` of byte arrays) holds exactly `current`, without building a map.
+    private static func map<Key: Hashable>(_ value: DBusValue, equals current: [Key: [UInt8]],
+                                           _ decodeKey: (DBusValue) -> Key?) -> Bool {
+        guard let entries = value.dictionaryValue, entries.count == current.count else { return false }
+        for entry in entries {
+            guard let key = decodeKey(entry.key), let bytes = entry.value.bytesValue,
+                  current[key] == bytes
+            else { return false }
+        }
+        return true
     }
 
     /// Forgets properties BlueZ invalidated (RSSI when a device is no longer in range, say).
@@ -93,7 +125,13 @@ struct BlueZDevice: Sendable, Hashable {
 
     /// The AD structures this device's last advertisement carried, as far as BlueZ tells.
     var advertisingData: [UInt8] {
-        AdvertisingDataBuilder.build(flags: flags, manufacturerData: manufacturerData,
-                                     serviceData: serviceData, otherData: otherData)
+        mutating get {
+            if !advertisingDataIsCurrent {
+                builtAdvertisingData = AdvertisingDataBuilder.build(
+                    flags: flags, manufacturerData: manufacturerData, serviceData: serviceData, otherData: otherData)
+                advertisingDataIsCurrent = true
+            }
+            return builtAdvertisingData
+        }
     }
 }

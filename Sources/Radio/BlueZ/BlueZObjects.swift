@@ -12,7 +12,7 @@ struct BlueZObjects: Sendable {
         case ownerChanged(String?)
         case interfacesAdded(DBusObjectPath, Set<String>)
         case interfacesRemoved(DBusObjectPath, Set<String>)
-        case propertiesChanged(DBusObjectPath, interface: String, changed: [String: DBusValue], invalidated: [String])
+        case propertiesChanged(DBusObjectPath, interface: String, changed: PropertyChanges, invalidated: [String])
         case irrelevant
     }
 
@@ -65,16 +65,23 @@ struct BlueZObjects: Sendable {
             }
             return .interfacesRemoved(path, removed)
         case (BlueZ.propertiesInterface, BlueZ.Signal.propertiesChanged):
-            guard signal.body.count == 3, let path = signal.path, let interface = signal.body[0].stringValue,
-                  let changed = signal.body[1].stringKeyedValue, objects[path]?[interface] != nil
+            // The hot path: one signal per advertisement received. Merged in place, without an
+            // intermediate dictionary.
+            guard signal.body.count == 3, let path = signal.path, case .string(let interface) = signal.body[0],
+                  let changed = PropertyChanges(signal.body[1]), objects[path]?[interface] != nil
             else { return .irrelevant }
-            objects[path]?[interface]?.merge(changed) { _, new in new }
             let invalidated = (signal.body[2].arrayValue ?? []).compactMap(\.stringValue)
-            for name in invalidated { objects[path]?[interface]?[name] = nil }
+            Self.merge(changed, invalidated: invalidated, into: &objects[path]![interface]!)
             return .propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated)
         default:
             return .irrelevant
         }
+    }
+
+    private static func merge(_ changed: PropertyChanges, invalidated: [String],
+                              into properties: inout [String: DBusValue]) {
+        for (name, value) in changed { properties[name] = value }
+        for name in invalidated { properties[name] = nil }
     }
 
     /// Records the properties of one interface, read separately.
@@ -103,6 +110,44 @@ struct BlueZObjects: Sendable {
             guard let device = device(at: path), device.adapter == adapter || (device.adapter == nil && path.isDescendant(of: adapter))
             else { return nil }
             return device
+        }
+    }
+}
+
+/// The changed properties of a PropertiesChanged signal (`a{sv}`), read in place: names with their
+/// values unwrapped from the variant, in the order sent.
+struct PropertyChanges: Sendable, Sequence {
+    private let entries: [DBusDictionaryEntry]
+
+    /// Nil unless `value` is a dictionary keyed by strings.
+    init?(_ value: DBusValue) {
+        guard case .dictionary(let key, _, let entries) = value, key.rawValue == "s" else { return nil }
+        self.entries = entries
+    }
+
+    init(_ properties: [String: DBusValue]) {
+        entries = properties.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) }
+    }
+
+    subscript(name: String) -> DBusValue? {
+        for (candidate, value) in self where candidate == name { return value }
+        return nil
+    }
+
+    var names: [String] { map(\.0) }
+
+    func makeIterator() -> Iterator { Iterator(entries: entries) }
+
+    struct Iterator: IteratorProtocol {
+        let entries: [DBusDictionaryEntry]
+        var index = 0
+
+        mutating func next() -> (String, DBusValue)? {
+            while index < entries.count {
+                defer { index += 1 }
+                if case .string(let name) = entries[index].key { return (name, entries[index].value.unwrapped) }
+            }
+            return nil
         }
     }
 }

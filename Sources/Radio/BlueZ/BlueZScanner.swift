@@ -122,9 +122,9 @@ private struct ScanRun {
             if interface == BlueZ.deviceInterface {
                 if devices[path] != nil {
                     devices[path]!.update(changed)
-                    devices[path]!.invalidate(invalidated)
+                    if !invalidated.isEmpty { devices[path]!.invalidate(invalidated) }
                 }
-                guard changed.keys.contains(where: BlueZDevice.advertisementProperties.contains) else { return [] }
+                guard changed.contains(where: { BlueZDevice.advertisementProperties.contains($0.0) }) else { return [] }
                 return advertisement(from: path).map { [$0] } ?? []
             }
             let adapterNames = [BlueZ.Property.powered, BlueZ.Property.discovering]
@@ -211,7 +211,7 @@ private struct ScanRun {
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         return Advertisement(time: seconds, address: address, addressType: device.addressType,
-                             rssi: rssi, data: device.advertisingData)
+                             rssi: rssi, data: devices[path]!.advertisingData)
     }
 
     private func stopDiscovery() async {
