@@ -122,6 +122,10 @@ final class SignalQueue: Sendable {
                     }
                     switch state.ending {
                     case nil:
+                        guard state.waiting == nil else {
+                            return .failure(DBusError(name: DBusError.failedName, message:
+                                "a signal stream was read by two tasks at once; give each task its own subscription"))
+                        }
                         state.waiting = continuation
                         return nil
                     case .success:

@@ -158,4 +158,24 @@ import Testing
         _ = try await receiver.nameOwner(of: DBusConnection.busName)
         #expect(called.duration(to: .now) < .milliseconds(300), "the reply waited with the signals")
     }
+
+    @Test func refusesASecondConcurrentReader() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sender = try await bus.connect()
+        let receiver = try await bus.connect()
+        defer { sender.close(); receiver.close() }
+        let signals = try await receiver.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
+        let first = Task { () -> String? in
+            for try await signal in signals { return signal.member }
+            return nil
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let error = await #expect(throws: DBusError.self) {
+            for try await _ in signals {}
+        }
+        #expect(error?.message.contains("two tasks") == true)
+        try await sender.send(.signal(path: "/", interface: "org.nearplay.Test", member: "Tick"))
+        #expect(try await first.value == "Tick", "the first reader keeps its subscription")
+    }
 }
