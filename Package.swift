@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nearplay", targets: ["nearplay"]),
+        .executable(name: "nearplay-lobby", targets: ["NearplayLobby"]),
         .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
     ],
     dependencies: [
@@ -93,13 +94,23 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus", "Lobby", "LobbyServer",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The lobby server, apart from the agent: `nearplay lobby …` runs it.
+        .executableTarget(
+            name: "NearplayLobby",
+            dependencies: [
+                "Lobby", "LobbyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            path: "Sources/nearplay-lobby"
         ),
         .executableTarget(
             name: "NearplayBenchmarks",

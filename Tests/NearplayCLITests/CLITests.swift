@@ -43,6 +43,31 @@ import Testing
 
     static let ad = "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5"
 
+    /// `nearplay lobby` hands over to `nearplay-lobby` beside it, and says what to build when it is not there.
+    @Test func lobbyRunsTheLobbyExecutableBesideIt() throws {
+        let help = try Self.run(["lobby", "serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: nearplay lobby serve"))
+        #expect(help.stdout.contains("--bcrypt-cost"))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-alone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let alone = folder.appendingPathComponent("nearplay")
+        try FileManager.default.copyItem(at: Self.executable, to: alone)
+        let process = Process()
+        process.executableURL = alone
+        process.arguments = ["lobby", "serve"]
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("nearplay-lobby"))
+        #expect(message.contains("swift build --product nearplay-lobby"))
+    }
+
     @Test func replayWritesTheEventFormatAndReportsBadLines() throws {
         let path = try Self.temporaryFile("""
         {"nearplay_trace":1,"created":"2026-01-01T00:00:00Z","source":"cli test"}

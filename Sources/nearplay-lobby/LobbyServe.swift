@@ -50,7 +50,9 @@ struct LobbyServe: AsyncParsableCommand {
         do {
             store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)
         } catch {
-            throw CommandFailure("Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.")
+            FileHandle.standardError.write(Data(
+                "Error: Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.\n".utf8))
+            throw ExitCode.failure
         }
         let host = host
         let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger) { port in
