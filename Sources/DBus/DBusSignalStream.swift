@@ -62,7 +62,7 @@ final class SignalQueue: Sendable {
     private struct State {
         var pending: [DBusMessage] = []
         var waiting: CheckedContinuation<[DBusMessage]?, any Error>?
-        /// Set once the subscription ended: nil for a clean end, else the error to throw.
+        /// Nil while the subscription lasts; then `.success` for a clean end, or the error to throw.
         var ending: Result<Void, any Error>?
         var endingReported = false
     }
