@@ -49,16 +49,18 @@ struct BlueZDevice: Sendable {
         case BlueZ.Property.rssi:
             rssi = value.intValue
         case BlueZ.Property.manufacturerData:
-            if !Self.map(value, equals: manufacturerData, { $0.intValue.flatMap(UInt16.init(exactly:)) }) {
-                manufacturerData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt16.init(exactly:)) }
+            if let map = Self.changedMap(value, from: manufacturerData, name: name, problems: &problems,
+                                         key: { $0.intValue.flatMap(UInt16.init(exactly:)) }) {
+                manufacturerData = map
             }
         case BlueZ.Property.serviceData:
-            if !Self.map(value, equals: serviceData, { $0.stringValue }) {
-                serviceData = decodeMap(value, key: name) { $0.stringValue }
+            if let map = Self.changedMap(value, from: serviceData, name: name, problems: &problems, key: { $0.stringValue }) {
+                serviceData = map
             }
         case BlueZ.Property.advertisingData:
-            if !Self.map(value, equals: otherData, { $0.intValue.flatMap(UInt8.init(exactly:)) }) {
-                otherData = decodeMap(value, key: name) { $0.intValue.flatMap(UInt8.init(exactly:)) }
+            if let map = Self.changedMap(value, from: otherData, name: name, problems: &problems,
+                                         key: { $0.intValue.flatMap(UInt8.init(exactly:)) }) {
+                otherData = map
             }
         case BlueZ.Property.advertisingFlags:
             if let bytes = value.bytesValue {
@@ -79,18 +81,6 @@ struct BlueZDevice: Sendable {
         }
     }
 
-    /// Whether `value` (`a{?v}` of byte arrays) holds exactly `current`, without building a map.
-    private static func map<Key: Hashable>(_ value: DBusValue, equals current: [Key: [UInt8]],
-                                           _ decodeKey: (DBusValue) -> Key?) -> Bool {
-        guard let entries = value.dictionaryValue, entries.count == current.count else { return false }
-        for entry in entries {
-            guard let key = decodeKey(entry.key), let bytes = entry.value.bytesValue,
-                  current[key] == bytes
-            else { return false }
-        }
-        return true
-    }
-
     /// Forgets properties BlueZ invalidated (RSSI when a device is no longer in range, say).
     mutating func invalidate(_ names: [String]) {
         for name in names {
@@ -105,13 +95,21 @@ struct BlueZDevice: Sendable {
         }
     }
 
-    /// Reads `a{?v}` with byte-array values; anything else is recorded as a problem.
-    private mutating func decodeMap<Key: Hashable>(_ value: DBusValue, key name: String,
-                                                   _ decodeKey: (DBusValue) -> Key?) -> [Key: [UInt8]] {
+    /// Reads `a{?v}` with byte-array values: the new map, or nil when `value` holds exactly
+    /// `current` (compared in place, without building a map: this runs for every advertisement
+    /// received). Entries of other types are left out and named in `problems`.
+    private static func changedMap<Key: Hashable>(_ value: DBusValue, from current: [Key: [UInt8]], name: String,
+                                                  problems: inout [String],
+                                                  key decodeKey: (DBusValue) -> Key?) -> [Key: [UInt8]]? {
         guard let entries = value.dictionaryValue else {
             if value.arrayValue?.isEmpty != true { problems.append("\(name) has type \(value.signature)") }
-            return [:]
+            return current.isEmpty ? nil : [:]
         }
+        let unchanged = entries.count == current.count && entries.allSatisfy { entry in
+            guard let key = decodeKey(entry.key), let bytes = entry.value.bytesValue else { return false }
+            return current[key] == bytes
+        }
+        if unchanged { return nil }
         var result: [Key: [UInt8]] = [:]
         for entry in entries {
             guard let key = decodeKey(entry.key), let bytes = entry.value.bytesValue else {
