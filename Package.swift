@@ -40,6 +40,21 @@ let package = Package(
             name: "Radio",
             dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
+        .target(
+            name: "Agent",
+            dependencies: [
+                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport"]
+        ),
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .executableTarget(
@@ -94,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -8,6 +8,12 @@ public struct BeaconIdentity: Codable, Sendable, Hashable {
     public var uuid: UUID
     public var major: Int
     public var minor: Int
+
+    public init(uuid: UUID, major: Int, minor: Int) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+    }
 }
 
 /// The authenticated player's own profile.

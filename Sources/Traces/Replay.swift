@@ -12,23 +12,24 @@ public struct Replay {
         public var events = 0
     }
 
-    public private(set) var tracker: ProximityTracker
+    public private(set) var pipeline: ProximityPipeline
     public private(set) var summary = Summary()
     private var buffer: [ProximityEvent] = []
 
     public init(configuration: RangingConfiguration) {
-        tracker = ProximityTracker(configuration: configuration)
+        pipeline = ProximityPipeline(configuration: configuration)
     }
+
+    public var tracker: ProximityTracker { pipeline.tracker }
 
     /// Feeds one record; `emit` gets each event it causes (exits due before it first), with the
     /// record's `truth_m` attached to its range event.
     public mutating func feed(_ record: TraceRecord, emit: (ProximityEvent, Double?) -> Void) {
-        summary.advertisements += 1
-        guard let sighting = Sighting(record.advertisement) else { return }
-        summary.sightings += 1
         buffer.removeAll(keepingCapacity: true)
-        tracker.observe(sighting, into: &buffer)
-        summary.droppedReadings = tracker.droppedReadings
+        pipeline.feed(record.advertisement, into: &buffer)
+        summary.advertisements = pipeline.advertisements
+        summary.sightings = pipeline.sightings
+        summary.droppedReadings = pipeline.droppedReadings
         for event in buffer {
             summary.events += 1
             emit(event, event.kind == .range ? record.truthDistance : nil)
@@ -38,7 +39,7 @@ public struct Replay {
     /// Ends the trace: beacons still present exit at their deadlines.
     public mutating func finish(emit: (ProximityEvent, Double?) -> Void) {
         buffer.removeAll(keepingCapacity: true)
-        tracker.finish(into: &buffer)
+        pipeline.finish(into: &buffer)
         for event in buffer {
             summary.events += 1
             emit(event, nil)

@@ -18,6 +18,21 @@ struct Nearplay: AsyncParsableCommand {
             AdvertiseCommand.self,
             RecordCommand.self,
             LobbyCommand.self,
+            AgentCommand.self,
+            RegisterCommand.self,
+            LoginCommand.self,
+            StatusCommand.self,
+            NearbyCommand.self,
+            InviteCommand.self,
+            InvitationsCommand.self,
+            AcceptCommand.self,
+            DeclineCommand.self,
+            GamesCommand.self,
+            PlayCommand.self,
+            StatsCommand.self,
+            UnlockedCommand.self,
+            BlockCommand.self,
+            EventsCommand.self,
         ]
     )
 }

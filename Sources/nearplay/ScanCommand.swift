@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconFrames
 import Foundation
+import Proximity
 import Radio
 import Ranging
 import Traces
@@ -42,59 +43,13 @@ struct ScanCommand: AsyncParsableCommand {
         let configuration = ranging.configuration
         do {
             try await runUntilInterrupted {
-                try await LiveRanging(scanner: scanner, configuration: configuration, view: view).run()
+                try await LiveProximity(scanner: scanner, configuration: configuration).run { update in
+                    view.show(events: update.events, tracker: update.tracker, now: update.now, isTick: update.isTick)
+                }
             }
         } catch is CancellationError {
         } catch {
             throw RadioFailure.report(error)
-        }
-    }
-}
-
-/// Scanner → sightings → ranging, with a once-a-second tick so beacons that fall silent exit and
-/// the table's ages move on. Everything happens in one loop, so the tracker needs no lock.
-struct LiveRanging: Sendable {
-    enum Input: Sendable {
-        case advertisement(Advertisement)
-        case tick
-    }
-
-    let scanner: any Radio.Scanner
-    let configuration: RangingConfiguration
-    let view: any LiveView
-
-    func run() async throws {
-        let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(65_536))
-        let start = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                defer { feed.finish() }
-                try await scanner.scan { feed.yield(.advertisement($0)) }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    feed.yield(.tick)
-                }
-            }
-            var tracker = ProximityTracker(configuration: configuration)
-            var events: [ProximityEvent] = []
-            for await input in inputs {
-                events.removeAll(keepingCapacity: true)
-                let now: Double
-                switch input {
-                case .advertisement(let advertisement):
-                    now = advertisement.time
-                    if let sighting = Sighting(advertisement) { tracker.observe(sighting, into: &events) }
-                case .tick:
-                    let elapsed = start.duration(to: .now)
-                    now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                    tracker.advance(to: now, into: &events)
-                }
-                view.show(events: events, tracker: tracker, now: now, isTick: { if case .tick = input { true } else { false } }())
-            }
-            group.cancelAll()
-            try await group.waitForAll()
         }
     }
 }

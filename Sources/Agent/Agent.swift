@@ -1,0 +1,180 @@
+import BeaconFrames
+import Foundation
+import LobbyClient
+import Logging
+import Proximity
+import Radio
+import Ranging
+import ServiceLifecycle
+import UnixSignals
+
+/// The agent: one player's device, joined up. It advertises the player's beacon identity, scans,
+/// ranges, resolves identities to players, follows the lobby's events, sends what must reach the
+/// lobby through a durable queue, plays rounds, and answers the CLI on a local socket.
+///
+/// Each long-lived piece is a swift-service-lifecycle service in one `ServiceGroup`; SIGTERM or
+/// SIGINT stops advertising and scanning first, then the queue gets up to 3 s to flush, and
+/// ``run()`` returns.
+public final class Agent: Sendable {
+    public let configuration: AgentConfiguration
+    public let identity: PlayerIdentity
+    public let store: AgentStore
+    public let events: AgentEventBus
+    public let lobby: LobbyClient
+    public let resolver: IdentityResolver
+    public let outbox: Outbox
+    public let nearby: NearbyPlayers
+    public let follower: LobbyEventsFollower
+    public let session: GameSession
+    public let radio: AgentRadio
+    public let socketPath: String
+    let logger: Logger
+    /// How long the queue may take to flush at shutdown.
+    public static let flushDeadline: Duration = .seconds(3)
+
+    /// Prepares an agent: opens its store and learns (or remembers) who it runs as. Nothing
+    /// runs until ``run()``.
+    public init(configuration: AgentConfiguration, credentials: Credentials, radio: AgentRadio, rounds: any RoundPlaying,
+                paths: AgentPaths = AgentPaths(), logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
+        self.configuration = configuration
+        self.radio = radio
+        self.logger = logger
+        let lobbyURL = configuration.lobby ?? credentials.lobby
+        lobby = LobbyClient(baseURL: lobbyURL).authenticated(credentials.token)
+        store = try AgentStore(directory: configuration.stateDirectory ?? paths.stateDirectory)
+        socketPath = configuration.socket ?? paths.socket
+        events = AgentEventBus()
+        identity = try await Self.whoAmI(lobby: lobby, store: store, username: credentials.username, logger: logger)
+        resolver = IdentityResolver(store: store, lobby: lobby, ttl: configuration.identityCacheSeconds,
+                                    negativeTTL: configuration.unknownIdentityCacheSeconds)
+        let outbox = Outbox(store: store, lobby: lobby, events: events)
+        self.outbox = outbox
+        nearby = NearbyPlayers(resolver: resolver, events: events) { sightings in
+            _ = try? await outbox.enqueue(.encounters(sightings))
+        }
+        let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
+        self.session = session
+        let autoPlay = configuration.autoPlay
+        follower = LobbyEventsFollower(store: store, lobby: lobby, events: events) { game in
+            if autoPlay { await session.playAll(game: game) }
+        }
+        await nearby.setOwnIdentity(identity.beacon)
+    }
+
+    /// Who the token belongs to and which beacon identity the lobby gave them; remembered in the
+    /// store so an agent started while the lobby is away still advertises.
+    static func whoAmI(lobby: LobbyClient, store: AgentStore, username: String, logger: Logger) async throws(AgentError) -> PlayerIdentity {
+        var delay = 0.25
+        for attempt in 1...6 {
+            do {
+                let me = try await lobby.me()
+                guard let beacon = me.beacon.beaconIdentity else {
+                    throw AgentError("The lobby gave \(me.username) a beacon identity out of range.", code: "badResponse")
+                }
+                let identity = PlayerIdentity(username: me.username, beacon: beacon)
+                if let data = try? JSONEncoder().encode(identity) { try? store.setSetting("me", String(decoding: data, as: UTF8.self)) }
+                return identity
+            } catch let error as LobbyClientError where error.status == 401 {
+                throw AgentError("The lobby no longer accepts the stored session for \(username): run `nearplay login` again.", code: "notLoggedIn")
+            } catch let error as AgentError {
+                throw error
+            } catch {
+                if let text = try? store.setting("me"), let identity = try? JSONDecoder().decode(PlayerIdentity.self, from: Data(text.utf8)) {
+                    logger.notice("the lobby is unreachable (\(error)); running as \(identity.username) from memory")
+                    return identity
+                }
+                if attempt == 6 {
+                    throw AgentError("Cannot reach the lobby at \(lobby.baseURL) (\(error)), and this agent has never run before: check the address and that the lobby is up.", code: "lobbyUnreachable")
+                }
+                try? await Task.sleep(for: .seconds(delay))
+                delay *= 2
+            }
+        }
+        throw AgentError("Cannot reach the lobby at \(lobby.baseURL).", code: "lobbyUnreachable")
+    }
+
+    /// Runs every service until SIGTERM/SIGINT (or the task is cancelled), then shuts down in
+    /// order: local API, radio, lobby events, encounter reports, and last the queue's flush.
+    public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        let api = LocalAPIServer(path: socketPath, events: { [events] in events.subscribe() }) { [self] request in
+            await self.answer(request)
+        }
+        try api.start()
+        defer { api.stop() }
+        logger.notice("agent running as \(identity.username) (\(identity.beacon)) on \(radio.description); local API on \(socketPath)")
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: QueueService(outbox: outbox, logger: logger)),
+            .init(service: TaskService { [follower] in await follower.run() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.reportEncounters() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.notify() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.advertise() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.scan() }, successTerminationBehavior: .ignore),
+        ]
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        configuration.gracefulShutdownSignals = shutdownSignals
+        let group = ServiceGroup(configuration: configuration)
+        try await group.run()
+        events.finish()
+    }
+
+    // MARK: the services' work
+
+    func scan() async {
+        let pipeline = LiveProximity(scanner: radio.scanner, configuration: RangingConfiguration(rangeInterval: 1))
+        do {
+            try await pipeline.run { [nearby] update in
+                if !update.events.isEmpty { await nearby.handle(update.events) }
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.error("the radio failed: \(error)")
+        }
+    }
+
+    func advertise() async {
+        guard configuration.advertise, let advertiser = radio.advertiser, let payload = identity.advertisingPayload else { return }
+        do {
+            try await advertiser.advertise(payload)
+        } catch is CancellationError {
+        } catch {
+            logger.error("cannot advertise \(identity.beacon): \(error)")
+        }
+    }
+
+    func reportEncounters() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.encounterReportSeconds))
+            if Task.isCancelled { return }
+            let sightings = await nearby.encounterSightings()
+            if !sightings.isEmpty { _ = try? await outbox.enqueue(.encounters(sightings)) }
+        }
+    }
+
+    func notify() async {
+        guard configuration.notifications else { return }
+        await Notifier(username: identity.username).run(events.subscribe())
+    }
+}
+
+/// A service that runs `work` until graceful shutdown cancels it.
+struct TaskService: Service {
+    let work: @Sendable () async -> Void
+
+    init(_ work: @escaping @Sendable () async -> Void) { self.work = work }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await work() }
+    }
+}
+
+/// The outgoing queue: sends until shutdown, then flushes for up to ``Agent/flushDeadline``.
+struct QueueService: Service {
+    let outbox: Outbox
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await outbox.run() }
+        let left = await outbox.flush(within: Agent.flushDeadline)
+        if left > 0 { logger.notice("\(left) operations wait in the queue for the next start") }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The agent's configuration file (JSON), by default `$XDG_CONFIG_HOME/nearplay/agent.json`.
+///
+/// Every key is optional; a missing file means all defaults. See the README's "The agent"
+/// section for an example.
+public struct AgentConfiguration: Codable, Sendable, Equatable {
+    /// The lobby's root URL; the one `nearplay login` stored is used when this is absent.
+    public var lobby: String?
+    public var radio = RadioSettings()
+    /// Where the identity cache, the outgoing queue and the event cursor live.
+    public var stateDirectory: String?
+    /// The local API's Unix socket.
+    public var socket: String?
+    /// The session token file that `nearplay login` / `register` write.
+    public var credentials: String?
+    /// Seconds a resolved player profile stays cached.
+    public var identityCacheSeconds: Double = 600
+    /// Seconds an identity that belongs to nobody (or to someone who blocked you) stays cached.
+    public var unknownIdentityCacheSeconds: Double = 60
+    /// Seconds between encounter reports for the players in range.
+    public var encounterReportSeconds: Double = 20
+    /// Raise desktop notifications on the session bus when there is one.
+    public var notifications = true
+    /// Advertise this player's beacon identity.
+    public var advertise = true
+    /// Play a game's rounds as soon as it starts (for devices with recorded inputs, like the demo).
+    public var autoPlay = false
+
+    public init() {}
+
+    /// The radio the agent listens and advertises with.
+    public struct RadioSettings: Codable, Sendable, Equatable {
+        public enum Backend: String, Codable, Sendable, CaseIterable { case bluez, replay, sim }
+        public var backend: Backend = .bluez
+        /// BlueZ: the adapter (`hci0`); the first powered one when absent.
+        public var adapter: String?
+        /// Replay: the trace or btsnoop file to replay, at its recorded pace.
+        public var file: String?
+        /// Simulated air: the hub's socket and this device's name in its scenario.
+        public var airSocket: String?
+        public var device: String?
+
+        public init(backend: Backend = .bluez, adapter: String? = nil, file: String? = nil,
+                    airSocket: String? = nil, device: String? = nil) {
+            self.backend = backend
+            self.adapter = adapter
+            self.file = file
+            self.airSocket = airSocket
+            self.device = device
+        }
+
+        public func validate() throws(AgentError) {
+            switch backend {
+            case .bluez:
+                if let adapter, !(adapter.hasPrefix("hci") && adapter.count > 3 && adapter.dropFirst(3).allSatisfy(\.isNumber)) {
+                    throw AgentError("radio.adapter: expected an adapter name such as hci0, not \(adapter.debugDescription).", code: "badConfiguration")
+                }
+            case .replay:
+                guard file != nil else { throw AgentError("radio.file: the replay backend needs the trace to replay.", code: "badConfiguration") }
+            case .sim:
+                guard let device, !device.isEmpty else {
+                    throw AgentError("radio.device: the sim backend needs this device's name in the scenario.", code: "badConfiguration")
+                }
+            }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case lobby, radio, stateDirectory, socket, credentials, identityCacheSeconds, unknownIdentityCacheSeconds
+        case encounterReportSeconds, notifications, advertise, autoPlay
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = AgentConfiguration()
+        lobby = try c.decodeIfPresent(String.self, forKey: .lobby)
+        radio = try c.decodeIfPresent(RadioSettings.self, forKey: .radio) ?? defaults.radio
+        stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
+        socket = try c.decodeIfPresent(String.self, forKey: .socket)
+        credentials = try c.decodeIfPresent(String.self, forKey: .credentials)
+        identityCacheSeconds = try c.decodeIfPresent(Double.self, forKey: .identityCacheSeconds) ?? defaults.identityCacheSeconds
+        unknownIdentityCacheSeconds = try c.decodeIfPresent(Double.self, forKey: .unknownIdentityCacheSeconds) ?? defaults.unknownIdentityCacheSeconds
+        encounterReportSeconds = try c.decodeIfPresent(Double.self, forKey: .encounterReportSeconds) ?? defaults.encounterReportSeconds
+        notifications = try c.decodeIfPresent(Bool.self, forKey: .notifications) ?? defaults.notifications
+        advertise = try c.decodeIfPresent(Bool.self, forKey: .advertise) ?? defaults.advertise
+        autoPlay = try c.decodeIfPresent(Bool.self, forKey: .autoPlay) ?? defaults.autoPlay
+    }
+
+    /// Checks the values JSON cannot check, naming the key at fault.
+    public func validate() throws(AgentError) {
+        if let lobby, URL(string: lobby)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            throw AgentError("lobby: expected an http:// or https:// URL, not \(lobby.debugDescription).", code: "badConfiguration")
+        }
+        for (key, value) in [("identityCacheSeconds", identityCacheSeconds), ("unknownIdentityCacheSeconds", unknownIdentityCacheSeconds),
+                             ("encounterReportSeconds", encounterReportSeconds)] where !(value.isFinite && value > 0 && value <= 86_400) {
+            throw AgentError("\(key): expected seconds between 0 and 86400, not \(value).", code: "badConfiguration")
+        }
+        try radio.validate()
+    }
+
+    /// Reads the configuration at `path`; all defaults when `path` is the default file and it does
+    /// not exist. Errors name the file and the key.
+    public static func load(path: String?, paths: AgentPaths = AgentPaths()) throws(AgentError) -> AgentConfiguration {
+        let file = path ?? paths.configurationFile
+        guard FileManager.default.fileExists(atPath: file) else {
+            if path == nil { return AgentConfiguration() }
+            throw AgentError("The configuration file \(file) does not exist.", code: "badConfiguration")
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw AgentError("Cannot read the configuration file \(file).", code: "badConfiguration")
+        }
+        let configuration: AgentConfiguration
+        do {
+            configuration = try JSONDecoder().decode(AgentConfiguration.self, from: data)
+        } catch {
+            throw AgentError("\(file): \(describe(error))", code: "badConfiguration")
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            throw AgentError("\(file): \(error.message)", code: error.code)
+        }
+        return configuration
+    }
+}
+
+/// A JSON decoding error as one sentence that names the key path.
+func describe(_ error: any Error) -> String {
+    func path(_ codingPath: [any CodingKey]) -> String {
+        let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "(top level)" : text)
+    }
+    switch error as? DecodingError {
+    case let .typeMismatch(type, context)?:
+        return "\(path(context.codingPath)): expected \(type), \(context.debugDescription.lowercased())"
+    case let .valueNotFound(type, context)?:
+        return "\(path(context.codingPath)): expected \(type), found null."
+    case let .keyNotFound(key, context)?:
+        return "\(path(context.codingPath + [key])): missing."
+    case let .dataCorrupted(context)?:
+        let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+        return "\(path(context.codingPath)): \(underlying ?? context.debugDescription)"
+    default:
+        return "\(error)"
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+
+/// Something the agent saw or did, as `nearplay events --json` prints it: one JSON object per
+/// line, `{"t":"<ISO 8601>","event":"player_nearby",…}`, keys in a fixed order.
+public struct AgentEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// A player came into range and was recognised.
+        case playerNearby = "player_nearby"
+        /// A recognised player changed zone or moved noticeably.
+        case playerMoved = "player_moved"
+        /// A recognised player left range.
+        case playerGone = "player_gone"
+        case invitationReceived = "invitation_received"
+        case invitationAnswered = "invitation_answered"
+        case gameStarted = "game_started"
+        case gameCancelled = "game_cancelled"
+        /// This device played a round and queued its score.
+        case roundPlayed = "round_played"
+        case roundFinished = "round_finished"
+        case gameFinished = "game_finished"
+        case unlocked
+        case unlockLost = "unlock_lost"
+        /// An operation waits in the outgoing queue / reached the lobby / was refused by it.
+        case queued, sent, refused
+        case lobbyConnected = "lobby_connected"
+        case lobbyDisconnected = "lobby_disconnected"
+    }
+
+    public var time: Date
+    public var kind: Kind
+    public var player: String?
+    public var name: String?
+    public var beacon: String?
+    public var distance: Double?
+    public var zone: String?
+    public var game: Int64?
+    public var round: Int?
+    public var minigame: String?
+    public var score: Int?
+    public var scores: [String: Int]?
+    public var winner: String?
+    public var response: String?
+    public var persistent: Bool?
+    public var operation: String?
+    public var message: String?
+
+    public init(_ kind: Kind, time: Date = Date(), player: String? = nil, name: String? = nil, beacon: String? = nil,
+                distance: Double? = nil, zone: String? = nil, game: Int64? = nil, round: Int? = nil, minigame: String? = nil,
+                score: Int? = nil, scores: [String: Int]? = nil, winner: String? = nil, response: String? = nil,
+                persistent: Bool? = nil, operation: String? = nil, message: String? = nil) {
+        self.time = time
+        self.kind = kind
+        self.player = player
+        self.name = name
+        self.beacon = beacon
+        self.distance = distance
+        self.zone = zone
+        self.game = game
+        self.round = round
+        self.minigame = minigame
+        self.score = score
+        self.scores = scores
+        self.winner = winner
+        self.response = response
+        self.persistent = persistent
+        self.operation = operation
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case time = "t", kind = "event", player, name, beacon, distance = "distance_m", zone, game, round, minigame
+        case score, scores, winner, response, persistent, operation, message
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Self.timeFormat.format(time), forKey: .time)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(player, forKey: .player)
+        try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(beacon, forKey: .beacon)
+        try c.encodeIfPresent(distance.map { ($0 * 100).rounded() / 100 }, forKey: .distance)
+        try c.encodeIfPresent(zone, forKey: .zone)
+        try c.encodeIfPresent(game, forKey: .game)
+        try c.encodeIfPresent(round, forKey: .round)
+        try c.encodeIfPresent(minigame, forKey: .minigame)
+        try c.encodeIfPresent(score, forKey: .score)
+        try c.encodeIfPresent(scores, forKey: .scores)
+        try c.encodeIfPresent(winner, forKey: .winner)
+        try c.encodeIfPresent(response, forKey: .response)
+        try c.encodeIfPresent(persistent, forKey: .persistent)
+        try c.encodeIfPresent(operation, forKey: .operation)
+        try c.encodeIfPresent(message, forKey: .message)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try c.decode(String.self, forKey: .time)
+        guard let time = try? Date(text, strategy: Self.timeFormat) else {
+            throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "not an ISO 8601 time: \(text)")
+        }
+        self.time = time
+        kind = try c.decode(Kind.self, forKey: .kind)
+        player = try c.decodeIfPresent(String.self, forKey: .player)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        beacon = try c.decodeIfPresent(String.self, forKey: .beacon)
+        distance = try c.decodeIfPresent(Double.self, forKey: .distance)
+        zone = try c.decodeIfPresent(String.self, forKey: .zone)
+        game = try c.decodeIfPresent(Int64.self, forKey: .game)
+        round = try c.decodeIfPresent(Int.self, forKey: .round)
+        minigame = try c.decodeIfPresent(String.self, forKey: .minigame)
+        score = try c.decodeIfPresent(Int.self, forKey: .score)
+        scores = try c.decodeIfPresent([String: Int].self, forKey: .scores)
+        winner = try c.decodeIfPresent(String.self, forKey: .winner)
+        response = try c.decodeIfPresent(String.self, forKey: .response)
+        persistent = try c.decodeIfPresent(Bool.self, forKey: .persistent)
+        operation = try c.decodeIfPresent(String.self, forKey: .operation)
+        message = try c.decodeIfPresent(String.self, forKey: .message)
+    }
+
+    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// One line of text for people: what happened, with names and distances.
+    public var sentence: String {
+        let who = name.map { "\($0) (\(player ?? "?"))" } ?? player ?? "someone"
+        let distanceText = distance.map { String(format: "%.1f m", $0) } ?? "distance unknown"
+        switch kind {
+        case .playerNearby: return "\(who) is nearby, \(distanceText) (\(zone ?? "unknown"))"
+        case .playerMoved: return "\(who) is now \(distanceText) away (\(zone ?? "unknown"))"
+        case .playerGone: return "\(who) is gone"
+        case .invitationReceived: return "\(who) invites you to game \(game.map(String.init) ?? "?")"
+        case .invitationAnswered: return "\(who) \(response ?? "answered") game \(game.map(String.init) ?? "?")"
+        case .gameStarted: return "game \(game.map(String.init) ?? "?") started" + (message.map { ": \($0)" } ?? "")
+        case .gameCancelled: return "game \(game.map(String.init) ?? "?") was cancelled"
+        case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of game \(game.map(String.init) ?? "?"): \(score ?? 0) points"
+        case .roundFinished:
+            let table = (scores ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(table)" + (winner.map { ", won by \($0)" } ?? ", no winner")
+        case .gameFinished: return "game \(game.map(String.init) ?? "?") finished: " + (winner.map { "\($0) won" } ?? "a draw")
+        case .unlocked: return "\(who) unlocked" + (persistent == true ? " for good" : "")
+        case .unlockLost: return "\(who) is locked again"
+        case .queued: return "queued \(operation ?? "an operation")"
+        case .sent: return "sent \(operation ?? "an operation")" + (message.map { ": \($0)" } ?? "")
+        case .refused: return "the lobby refused \(operation ?? "an operation"): \(message ?? "")"
+        case .lobbyConnected: return "connected to the lobby"
+        case .lobbyDisconnected: return "lost the lobby" + (message.map { ": \($0)" } ?? "")
+        }
+    }
+}
+
+/// Hands every event to every current subscriber (the local API's `events` streams, the
+/// notifier). A subscriber that falls behind loses its oldest events, never blocks the agent.
+public final class AgentEventBus: Sendable {
+    private let subscribers = Mutex<[UInt64: AsyncStream<AgentEvent>.Continuation]>([:])
+    private let nextID = Atomic<UInt64>(0)
+
+    public init() {}
+
+    public func publish(_ event: AgentEvent) {
+        let current = subscribers.withLock { Array($0.values) }
+        for continuation in current { continuation.yield(event) }
+    }
+
+    /// A stream of the events from now on; it ends when the consumer stops iterating.
+    public func subscribe(buffer: Int = 1024) -> AsyncStream<AgentEvent> {
+        let (stream, continuation) = AsyncStream<AgentEvent>.makeStream(bufferingPolicy: .bufferingNewest(buffer))
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    public func finish() {
+        let current = subscribers.withLock { s in defer { s.removeAll() }; return Array(s.values) }
+        for continuation in current { continuation.finish() }
+    }
+}

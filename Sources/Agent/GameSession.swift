@@ -1,0 +1,122 @@
+import Foundation
+import LobbyClient
+import Logging
+
+/// A round as the lobby planned it.
+public struct RoundPlanned: Sendable, Equatable {
+    public var game: Int64
+    public var round: Int
+    public var minigame: String
+    /// Seconds the round lasts, when the lobby said; else the game's own length.
+    public var duration: Double?
+    /// Quickdraw: when the signal comes, as the lobby issued it.
+    public var signalTime: Double?
+}
+
+/// A round played: the claimed score and the recording it came from (JSON of `RoundRecording`),
+/// which the lobby verifies.
+public struct PlayedRound: Sendable, Equatable {
+    public var score: Int
+    public var recording: Data
+
+    public init(score: Int, recording: Data) {
+        self.score = score
+        self.recording = recording
+    }
+}
+
+/// Plays rounds on this device's sensors (or its recorded inputs).
+public protocol RoundPlaying: Sendable {
+    func play(_ round: RoundPlanned) async throws -> PlayedRound
+}
+
+/// What `play` answers.
+public struct RoundReport: Codable, Sendable, Equatable {
+    public var game: Int64
+    public var round: Int
+    public var minigame: String
+    public var score: Int
+    /// The idempotency key the score was queued under.
+    public var key: String
+}
+
+/// Plays this player's rounds of a game and queues the scores: finds the next round without a
+/// score of ours, plays it, and hands the score with its recording to the outgoing queue. Rounds
+/// played are remembered in the store, so a restart never plays (or submits) one twice.
+public actor GameSession {
+    private let store: AgentStore
+    private let lobby: LobbyClient
+    private let outbox: Outbox
+    private let events: AgentEventBus
+    private let username: String
+    private let player: any RoundPlaying
+    private let logger: Logger
+    private var playing: Set<Int64> = []
+
+    public init(store: AgentStore, lobby: LobbyClient, outbox: Outbox, events: AgentEventBus, username: String,
+                player: any RoundPlaying, logger: Logger = Logger(label: "nearplay.game")) {
+        self.store = store
+        self.lobby = lobby
+        self.outbox = outbox
+        self.events = events
+        self.username = username
+        self.player = player
+        self.logger = logger
+    }
+
+    /// Plays the next round of `game` that has no score of ours yet.
+    public func playNext(game id: Int64) async throws(AgentError) -> RoundReport {
+        guard playing.insert(id).inserted else {
+            throw AgentError("A round of game \(id) is being played already.", code: "busy")
+        }
+        defer { playing.remove(id) }
+        let game: LobbyGame
+        do {
+            game = try await lobby.game(id)
+        } catch let error as LobbyClientError {
+            throw AgentError(error.message, code: error.code)
+        } catch {
+            throw AgentError("Cannot reach the lobby to read game \(id): \(error). Try again when it is back.", code: "lobbyUnreachable")
+        }
+        guard game.state == "open" else {
+            throw AgentError("Game \(id) is \(game.state), not open: \(game.state == "pending" ? "wait for the invitees to answer" : "there is nothing left to play").", code: "notOpen")
+        }
+        guard let next = game.rounds.sorted(by: { $0.n < $1.n }).first(where: { $0.scores[username] == nil && !played(id, $0.n) }) else {
+            throw AgentError("You have played every round of game \(id); wait for the others.", code: "nothingToPlay")
+        }
+        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
+        let result: PlayedRound
+        do {
+            result = try await player.play(plan)
+        } catch let error as AgentError {
+            throw error
+        } catch is CancellationError {
+            throw AgentError("The round was interrupted; no score.", code: "interrupted")
+        } catch {
+            throw AgentError("The round could not be played: \(error)", code: "sensorFailure")
+        }
+        // The score and the note that the round was played are committed together: a crash
+        // between them can neither lose the score nor play the round again.
+        let key = try await outbox.enqueue(.score(game: id, round: next.n, score: result.score, recording: result.recording),
+                                           alsoSetting: ("played:\(id):\(next.n)", "queued"))
+        events.publish(AgentEvent(.roundPlayed, game: id, round: next.n, minigame: next.game, score: result.score))
+        return RoundReport(game: id, round: next.n, minigame: next.game, score: result.score, key: key)
+    }
+
+    /// Plays every round of `game` still ours to play, one after the other (the `autoPlay`
+    /// setting, for devices with recorded inputs).
+    public func playAll(game id: Int64) async {
+        while !Task.isCancelled {
+            do {
+                _ = try await playNext(game: id)
+            } catch {
+                if error.code != "nothingToPlay" { logger.notice("stopped playing game \(id): \(error.message)") }
+                return
+            }
+        }
+    }
+
+    private func played(_ game: Int64, _ round: Int) -> Bool {
+        ((try? store.setting("played:\(game):\(round)")) ?? nil) != nil
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import LobbyClient
+import Logging
+
+/// Follows the lobby's event feed for this player and turns it into agent events: invitations,
+/// answers, games starting and ending, round results, unlocks.
+///
+/// The cursor of the last event handled is kept in the agent's store, and after any disconnect
+/// (or an agent restart) the feed is resumed after it, so nothing is missed and nothing is shown
+/// twice.
+public actor LobbyEventsFollower {
+    private let store: AgentStore
+    private let lobby: LobbyClient
+    private let events: AgentEventBus
+    private let logger: Logger
+    private let onGameStarted: @Sendable (Int64) async -> Void
+    private var cursor: Int64
+
+    public init(store: AgentStore, lobby: LobbyClient, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.lobby-events"),
+                onGameStarted: @escaping @Sendable (Int64) async -> Void = { _ in }) {
+        self.store = store
+        self.lobby = lobby
+        self.events = events
+        self.logger = logger
+        self.onGameStarted = onGameStarted
+        cursor = (try? store.setting("eventCursor")).flatMap { $0.flatMap { Int64($0) } } ?? 0
+    }
+
+    /// The cursor of the last event handled.
+    public var lastCursor: Int64 { cursor }
+
+    /// Follows the feed until cancelled, reconnecting with backoff (0.25 s doubling to 8 s).
+    public func run() async {
+        var backoff = 0.25
+        var connected = false
+        while !Task.isCancelled {
+            do {
+                for try await event in lobby.liveEvents(after: cursor) {
+                    if !connected {
+                        connected = true
+                        backoff = 0.25
+                        self.events.publish(AgentEvent(.lobbyConnected))
+                    }
+                    handle(event)
+                }
+                if Task.isCancelled { return }
+                throw AgentError("the lobby closed the event stream")
+            } catch {
+                if Task.isCancelled { return }
+                if connected {
+                    connected = false
+                    logger.notice("lost the lobby's event stream: \(error); resuming after \(cursor)")
+                    events.publish(AgentEvent(.lobbyDisconnected, message: "\(error)"))
+                }
+                try? await Task.sleep(for: .seconds(backoff))
+                backoff = min(8, backoff * 2)
+            }
+        }
+    }
+
+    /// Handles one event of the feed; events at or before the cursor were handled already.
+    func handle(_ event: LobbyEvent) {
+        guard event.cursor > cursor else { return }
+        cursor = event.cursor
+        do {
+            try store.setSetting("eventCursor", String(cursor))
+        } catch {
+            logger.warning("could not store the event cursor: \(error)")
+        }
+        let data = event.data
+        switch event.kind {
+        case "invitationReceived":
+            events.publish(AgentEvent(.invitationReceived, time: event.at, player: data.player, game: data.game))
+        case "invitationAnswered":
+            events.publish(AgentEvent(.invitationAnswered, time: event.at, player: data.player, game: data.game, response: data.response))
+        case "gameStarted":
+            events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game))
+            if let game = data.game {
+                let start = onGameStarted
+                Task { await start(game) }
+            }
+        case "gameCancelled":
+            events.publish(AgentEvent(.gameCancelled, time: event.at, game: data.game))
+        case "roundFinished":
+            events.publish(AgentEvent(.roundFinished, time: event.at, game: data.game, round: data.round, scores: data.scores, winner: data.winner))
+        case "gameFinished":
+            events.publish(AgentEvent(.gameFinished, time: event.at, game: data.game, winner: data.winner))
+        case "unlocked":
+            events.publish(AgentEvent(.unlocked, time: event.at, player: data.player, persistent: data.persistent))
+        case "unlockLost":
+            events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
+        default:
+            logger.debug("ignoring lobby event \(event.kind)")
+        }
+    }
+}

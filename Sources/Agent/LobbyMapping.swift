@@ -1,0 +1,18 @@
+import BeaconFrames
+import Foundation
+import LobbyClient
+
+/// The one mapping between the radio's beacon identities and the lobby's wire form.
+extension PlayerBeacon {
+    /// The lobby form of an iBeacon identity; nil for AltBeacon and Eddystone, which players do not use.
+    public init?(_ identity: BeaconFrames.BeaconIdentity) {
+        guard case let .iBeacon(uuid, major, minor) = identity, let id = UUID(uuidString: uuid.description) else { return nil }
+        self.init(uuid: id, major: Int(major), minor: Int(minor))
+    }
+
+    /// The radio's form; nil when a field is out of range.
+    public var beaconIdentity: BeaconFrames.BeaconIdentity? {
+        guard let uuid = BeaconUUID(uuid.uuidString), let major = UInt16(exactly: major), let minor = UInt16(exactly: minor) else { return nil }
+        return .iBeacon(uuid: uuid, major: major, minor: minor)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The CLI's side of the local API: connects to the agent's socket, sends one request, reads
+/// the answer (or, for `events`, every line until the agent goes away).
+public struct AgentClient: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// Sends `request` and returns the result's JSON; an error response is thrown.
+    public func send(_ request: AgentRequest, timeout: Double = 60) throws(AgentError) -> Data {
+        let fd = try UnixSocket.connect(path)
+        defer { close(fd) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        guard UnixSocket.writeAll(fd, request.line + "\n") else {
+            throw AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
+        }
+        var reader = LineReader(fd: fd)
+        guard let line = reader.next() else {
+            throw AgentError("The agent on \(path) did not answer within \(Int(timeout)) s.", code: "agentNotRunning")
+        }
+        switch try AgentResponse(line: line) {
+        case .result(let data): return data
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Streams the agent's events to `body` until it returns false or the agent goes away (or,
+    /// with `idleTimeout`, stays silent that many seconds).
+    public func events(idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
+        let fd = try UnixSocket.connect(path)
+        defer { close(fd) }
+        if let idleTimeout {
+            var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
+        guard UnixSocket.writeAll(fd, AgentRequest.events.line + "\n") else {
+            throw AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
+        }
+        var reader = LineReader(fd: fd)
+        while let line = reader.next() {
+            if line.hasPrefix("{\"ok\":false"), case .failure(let error) = try AgentResponse(line: line) { throw error }
+            if !body(line) { return }
+        }
+    }
+}
+
+/// Lines from a blocking socket.
+struct LineReader {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 8192)
+            let n = chunk.withUnsafeMutableBytes { bytes in UnixSocket.retrying { recv(fd, bytes.baseAddress, bytes.count, 0) } }
+            guard n > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import BeaconFrames
+import Foundation
+import LobbyClient
+import Logging
+import Ranging
+
+/// A recognised player in range, as `nearplay nearby` shows them.
+public struct NearbyPlayer: Codable, Sendable, Equatable {
+    public var username: String
+    public var name: String
+    public var beacon: String
+    public var distance: Double?
+    public var zone: String
+    public var lastSeen: Date
+    /// Filled in by the local API from the lobby's list of unlocked players.
+    public var unlocked: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case username, name, beacon, distance = "distance_m", zone, lastSeen = "last_seen", unlocked
+    }
+}
+
+/// Turns the proximity pipeline's events into "player nearby / moved / gone": resolves each
+/// beacon identity once (through ``IdentityResolver``), hides identities that belong to nobody
+/// this player may see, and remembers who is in range for `nearby` and the encounter reports.
+public actor NearbyPlayers {
+    private struct Entry {
+        var identity: BeaconFrames.BeaconIdentity
+        var distance: Double?
+        var zone: Zone
+        var lastSeen: Date
+        var player: ResolvedPlayer?
+        var resolving = false
+        var announced = false
+        var announcedDistance: Double?
+        var announcedZone: Zone = .unknown
+    }
+
+    private let resolver: IdentityResolver
+    private let events: AgentEventBus
+    private let logger: Logger
+    private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
+    private var ownIdentity: BeaconFrames.BeaconIdentity?
+    /// Called with each player the first time they are recognised in this run, so the lobby
+    /// hears of the encounter at once (invitations need a recent one).
+    private let onFirstRecognised: @Sendable ([EncounterSighting]) async -> Void
+    private var reported: Set<String> = []
+
+    public init(resolver: IdentityResolver, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.nearby"),
+                onFirstRecognised: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
+        self.resolver = resolver
+        self.events = events
+        self.logger = logger
+        self.onFirstRecognised = onFirstRecognised
+    }
+
+    /// This device's own identity, never shown as a nearby player.
+    public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentity = identity }
+
+    /// Takes the pipeline's events, in order.
+    public func handle(_ proximityEvents: [ProximityEvent]) {
+        let now = Date()
+        for event in proximityEvents where event.identity != ownIdentity {
+            switch event.kind {
+            case .enter:
+                if entries[event.identity] == nil {
+                    entries[event.identity] = Entry(identity: event.identity, zone: .unknown, lastSeen: now)
+                }
+                startResolving(event.identity)
+            case .range:
+                guard var entry = entries[event.identity] else { continue }
+                entry.lastSeen = now
+                if let distance = event.distance { entry.distance = distance }
+                if let zone = event.zone { entry.zone = zone }
+                entries[event.identity] = entry
+                announceMoveIfNoticeable(event.identity)
+            case .exit:
+                guard let entry = entries.removeValue(forKey: event.identity) else { continue }
+                if entry.announced, let player = entry.player {
+                    events.publish(AgentEvent(.playerGone, player: player.username, name: player.displayName, beacon: entry.identity.description))
+                }
+            }
+        }
+    }
+
+    /// Recognised players in range, nearest first.
+    public func players() -> [NearbyPlayer] {
+        entries.values.compactMap { entry -> NearbyPlayer? in
+            guard entry.announced, let player = entry.player else { return nil }
+            return NearbyPlayer(username: player.username, name: player.displayName, beacon: entry.identity.description,
+                                distance: entry.distance, zone: entry.zone.rawValue, lastSeen: entry.lastSeen)
+        }.sorted { ($0.distance ?? .infinity, $0.username) < ($1.distance ?? .infinity, $1.username) }
+    }
+
+    /// The lobby's form of the players in range, for an encounter report.
+    public func encounterSightings() -> [EncounterSighting] {
+        entries.values.compactMap { entry in
+            guard entry.player != nil else { return nil }
+            return Self.sighting(entry)
+        }
+    }
+
+    /// Stops showing `username` (after a block) until the lobby says otherwise.
+    public func forget(username: String) {
+        for (identity, entry) in entries where entry.player?.username == username {
+            entries[identity] = nil
+            events.publish(AgentEvent(.playerGone, player: username, name: entry.player?.displayName, beacon: identity.description))
+        }
+    }
+
+    private static func sighting(_ entry: Entry) -> EncounterSighting? {
+        guard let beacon = PlayerBeacon(entry.identity) else { return nil }
+        return EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: entry.distance, at: entry.lastSeen)
+    }
+
+    private func startResolving(_ identity: BeaconFrames.BeaconIdentity) {
+        guard var entry = entries[identity], entry.player == nil, !entry.resolving else { return }
+        entry.resolving = true
+        entries[identity] = entry
+        let resolver = resolver
+        Task {
+            let answer = await resolver.resolve(identity)
+            self.resolved(identity, answer)
+        }
+    }
+
+    private func resolved(_ identity: BeaconFrames.BeaconIdentity, _ answer: IdentityResolver.Answer) {
+        guard var entry = entries[identity] else { return }
+        entry.resolving = false
+        guard case .player(let player) = answer else {
+            // Nobody (stays hidden until it exits and comes back) or lobby away (asked again at the next enter).
+            entries[identity] = entry
+            if answer == .unavailable { retryLater(identity) }
+            return
+        }
+        entry.player = player
+        entry.announced = true
+        entry.announcedDistance = entry.distance
+        entry.announcedZone = entry.zone
+        entries[identity] = entry
+        events.publish(AgentEvent(.playerNearby, player: player.username, name: player.displayName, beacon: identity.description,
+                                  distance: entry.distance, zone: entry.zone.rawValue))
+        if reported.insert(player.username).inserted, let sighting = Self.sighting(entry) {
+            let report = onFirstRecognised
+            Task { await report([sighting]) }
+        }
+    }
+
+    private func retryLater(_ identity: BeaconFrames.BeaconIdentity) {
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            self.startResolving(identity)
+        }
+    }
+
+    /// A zone change, or a move of a quarter of the distance (at least half a metre).
+    private func announceMoveIfNoticeable(_ identity: BeaconFrames.BeaconIdentity) {
+        guard var entry = entries[identity], entry.announced, let player = entry.player else { return }
+        let zoneChanged = entry.zone != entry.announcedZone
+        var moved = false
+        if let now = entry.distance, let then = entry.announcedDistance {
+            moved = abs(now - then) >= max(0.5, 0.25 * then)
+        } else if entry.distance != nil {
+            moved = true
+        }
+        guard zoneChanged || moved else { return }
+        entry.announcedDistance = entry.distance
+        entry.announcedZone = entry.zone
+        entries[identity] = entry
+        events.publish(AgentEvent(.playerMoved, player: player.username, name: player.displayName, beacon: identity.description,
+                                  distance: entry.distance, zone: entry.zone.rawValue))
+    }
+}

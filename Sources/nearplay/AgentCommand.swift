@@ -1,0 +1,57 @@
+import Agent
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `nearplay agent`: the player's device, joined up.
+struct AgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Run the agent: advertise, scan, recognise players nearby, and carry invitations and games.",
+        discussion: """
+            Reads its configuration from --config (default $XDG_CONFIG_HOME/nearplay/agent.json; all keys \
+            optional) and the session `nearplay login` stored. Other nearplay commands (nearby, invite, \
+            accept, play, events, …) talk to it over a Unix socket in $XDG_RUNTIME_DIR/nearplay. \
+            SIGTERM or Ctrl-C stops advertising and scanning and gives queued operations 3 s to reach \
+            the lobby; whatever is left is sent at the next start.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The configuration file.", valueName: "file"))
+    var config: String?
+
+    @Flag(name: .shortAndLong, help: "Log more.")
+    var verbose = false
+
+    func run() async throws {
+        bootstrapAgentLogging(verbose: verbose)
+        let paths = AgentPaths()
+        do {
+            let configuration = try AgentConfiguration.load(path: config, paths: paths)
+            let credentials = try Credentials.load(from: configuration.credentials ?? paths.credentialsFile)
+            let radio = try AgentRadio.make(configuration.radio)
+            let agent = try await Agent(configuration: configuration, credentials: credentials, radio: radio,
+                                        rounds: UnavailableRounds(), paths: paths)
+            try await agent.run()
+        } catch let error as AgentError {
+            throw CommandFailure(error.message)
+        }
+    }
+}
+
+/// Placeholder player until the round runner library joins the agent: says so instead of playing.
+struct UnavailableRounds: RoundPlaying {
+    func play(_ round: RoundPlanned) async throws -> PlayedRound {
+        throw AgentError("This build cannot play rounds yet.", code: "sensorFailure")
+    }
+}
+
+/// Log lines to standard error: notices and up, or everything from info with --verbose.
+func bootstrapAgentLogging(verbose: Bool) {
+    let level: Logger.Level = verbose ? .debug : .notice
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+}

@@ -1,0 +1,174 @@
+import Agent
+import Foundation
+import Testing
+
+/// The local API: request parsing, the socket's permissions, refusing other users, streaming.
+@Suite struct LocalAPITests {
+    @Test func parsesEveryVerbAndRoundTripsItsLine() throws {
+        let requests: [AgentRequest] = [.status, .nearby, .invite(players: ["bob", "carol"]), .invitations, .accept(invitation: 3),
+                                        .decline(invitation: 4), .games, .play(game: 5), .stats(player: "bob"), .unlocked,
+                                        .block(player: "eve"), .events]
+        for request in requests { #expect(try AgentRequest(line: request.line) == request) }
+    }
+
+    @Test(arguments: [
+        ("not json", "not a JSON object"),
+        ("[1,2]", "not a JSON object"),
+        ("{}", "verb: missing"),
+        ("{\"verb\":\"dance\"}", "\"dance\" is not a verb"),
+        ("{\"verb\":\"accept\"}", "id: expected a positive whole number"),
+        ("{\"verb\":\"accept\",\"id\":-2}", "id: expected a positive whole number"),
+        ("{\"verb\":\"accept\",\"id\":\"7\"}", "id"),
+        ("{\"verb\":\"accept\",\"id\":1.5}", "id"),
+        ("{\"verb\":\"invite\",\"players\":[]}", "players: expected a list of 1 to 20 usernames"),
+        ("{\"verb\":\"invite\",\"players\":\"bob\"}", "players"),
+        ("{\"verb\":\"stats\"}", "player: expected a username"),
+        ("{\"verb\":7}", "verb"),
+    ])
+    func refusesMalformedRequestsNamingTheField(line: String, expected: String) {
+        #expect {
+            try AgentRequest(line: line)
+        } throws: { error in
+            guard let error = error as? AgentError else { return false }
+            return error.code == "badRequest" && error.message.contains(expected)
+        }
+    }
+
+    @Test func socketIsOwnerOnlyAndAnswersRequests() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/run/agent.sock"
+        let server = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { request in
+            request == .status ? .encoding(["hello": "world"]) : .failure(AgentError("no", code: "nope"))
+        }
+        try server.start()
+        defer { server.stop() }
+        #expect(try mode(of: path) == 0o600)
+        #expect(try mode(of: folder.path + "/run") == 0o700)
+        let client = AgentClient(path: path)
+        #expect(String(decoding: try await blocking { try client.send(.status) }, as: UTF8.self) == "{\"hello\":\"world\"}")
+        await #expect(throws: AgentError("no", code: "nope")) { try await blocking { try client.send(.nearby) } }
+        // A malformed line gets an error naming the problem, and the connection stays usable.
+        let reply = try await blocking { try rawExchange(path, ["{\"verb\":\"accept\",\"id\":0}", "{\"verb\":\"status\"}"]) }
+        #expect(reply.count == 2)
+        #expect(reply[0].contains("\"ok\":false") && reply[0].contains("id: expected a positive whole number"))
+        #expect(reply[1] == "{\"ok\":true,\"result\":{\"hello\":\"world\"}}")
+    }
+
+    @Test func refusesAnotherUser() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/agent.sock"
+        // Served only to a uid that is not ours: the kernel's peer credentials decide.
+        let server = LocalAPIServer(path: path, allowedUser: getuid() &+ 4242, events: { AsyncStream { $0.finish() } }) { _ in
+            .encoding(["secret": true])
+        }
+        try server.start()
+        defer { server.stop() }
+        await #expect {
+            try await blocking { try AgentClient(path: path).send(.status) }
+        } throws: { error in
+            (error as? AgentError)?.code == "permissionDenied"
+        }
+    }
+
+    @Test func refusesASecondAgentOnTheSameSocketAndReplacesAStaleOne() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/agent.sock"
+        // A stale socket file (an agent killed with SIGKILL) is replaced.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in for (i, b) in path.utf8.enumerated() { buffer[i] = b } }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(stale)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let first = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { _ in .encoding(1) }
+        try first.start()
+        defer { first.stop() }
+        let second = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { _ in .encoding(2) }
+        #expect(throws: AgentError.self) { try second.start() }
+        #expect(String(decoding: try await blocking { try AgentClient(path: path).send(.status) }, as: UTF8.self) == "1")
+    }
+
+    @Test func streamsEventsUntilTheClientHangsUp() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/agent.sock"
+        let bus = AgentEventBus()
+        let server = LocalAPIServer(path: path, events: { bus.subscribe() }) { _ in .encoding(0) }
+        try server.start()
+        defer { server.stop() }
+        let publisher = Task {
+            for i in 0..<200 {
+                bus.publish(AgentEvent(.playerNearby, player: "p\(i)", distance: 1.5, zone: "near"))
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer { publisher.cancel() }
+        let received = try await blocking {
+            var received: [AgentEvent] = []
+            try AgentClient(path: path).events(idleTimeout: 10) { line in
+                if let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) { received.append(event) }
+                return received.count < 3
+            }
+            return received
+        }
+        #expect(received.count == 3)
+        #expect(received.allSatisfy { $0.kind == .playerNearby && $0.zone == "near" && $0.distance == 1.5 })
+    }
+}
+
+/// Runs blocking socket work on a thread of its own: the cooperative pool (two threads on two
+/// cores) must stay free for the server's tasks.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+func mode(of path: String) throws -> mode_t {
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw AgentError("no \(path)") }
+    return info.st_mode & 0o777
+}
+
+/// Sends raw lines on one connection and reads as many answers.
+func rawExchange(_ path: String, _ lines: [String]) throws -> [String] {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in for (i, b) in path.utf8.enumerated() { buffer[i] = b } }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else { throw AgentError("cannot connect to \(path)") }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let text = lines.joined(separator: "\n") + "\n"
+    _ = text.withCString { send(fd, $0, strlen($0), 0) }
+    var answers: [String] = []
+    var buffer: [UInt8] = []
+    while answers.count < lines.count {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        guard n > 0 else { break }
+        buffer.append(contentsOf: chunk[0..<n])
+        while let newline = buffer.firstIndex(of: 10) {
+            answers.append(String(decoding: buffer[..<newline], as: UTF8.self))
+            buffer.removeSubrange(...newline)
+        }
+    }
+    return answers
+}
+
+/// A temporary folder removed when the value goes away.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() throws {
+        // Short: Unix socket paths are limited to 107 bytes.
+        path = "/tmp/np-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
