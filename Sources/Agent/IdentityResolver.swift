@@ -10,6 +10,12 @@ public struct ResolvedPlayer: Codable, Sendable, Hashable {
     public var firstName: String
     public var lastName: String
 
+    public init(username: String, firstName: String, lastName: String) {
+        self.username = username
+        self.firstName = firstName
+        self.lastName = lastName
+    }
+
     public var displayName: String { "\(firstName) \(lastName)".trimmingCharacters(in: .whitespaces) }
 }
 
