@@ -51,4 +51,18 @@ import Testing
         #expect(heard + resumed == (try await bob.events(after: 0).events))
         #expect(second.stop(signal: SIGTERM) == 0)
     }
+
+    @Test func lobbyServeRefusesAnUnknownMinigameNamingIt() throws {
+        let process = Process()
+        process.executableURL = try ServerProcess.executable()
+        process.arguments = ["lobby", "serve", "--db", "/nonexistent/lobby.sqlite", "--port", "0", "--minigames", "screamer, Statue,tilt"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("--minigames: there is no minigame called \"tilt\""), "\(text)")
+    }
 }
