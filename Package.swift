@@ -66,6 +66,7 @@ let package = Package(
         .target(
             name: "Lobby",
             dependencies: [
+                "Minigames",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,6 +76,7 @@ let package = Package(
             name: "LobbyServer",
             dependencies: [
                 "Lobby",
+                "Minigames",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -85,13 +87,15 @@ let package = Package(
         .target(
             name: "LobbyClient",
             dependencies: [
+                "Minigames",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "LobbyTests",
-            dependencies: ["Lobby", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Lobby", "Minigames", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LobbyServerTests",
@@ -99,6 +103,7 @@ let package = Package(
                 "Lobby",
                 "LobbyServer",
                 "LobbyClient",
+                "Minigames",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -118,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "NearplayLobby",
             dependencies: [
-                "Lobby", "LobbyServer",
+                "Lobby", "LobbyServer", "Minigames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

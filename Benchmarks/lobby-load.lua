@@ -9,10 +9,10 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local kinds = { T = "tokens", U = "usernames", B = "beacons", I = "invites", A = "answers", S = "scores", V = "stats" }
+local kinds = { T = "tokens", U = "usernames", B = "beacons", I = "invites", A = "answers", S = "scores", V = "stats", R = "recordings" }
 
 function init(args)
-  plan = { tokens = {}, usernames = {}, beacons = {}, invites = {}, answers = {}, scores = {}, stats = {} }
+  plan = { tokens = {}, usernames = {}, beacons = {}, invites = {}, answers = {}, scores = {}, stats = {}, recordings = {} }
   for line in io.lines(os.getenv("PLAN")) do
     local fields = {}
     for field in line:gmatch("%S+") do fields[#fields + 1] = field end
@@ -59,8 +59,9 @@ function request()
     return wrk.format("POST", "/v1/invitations/" .. item[2] .. "/" .. item[3], auth(item[1]))
   elseif slot == 8 then
     local item = take("scores")
+    local recording = plan.recordings[tonumber(item[4])]
     return wrk.format("POST", "/v1/games/" .. item[2] .. "/rounds/" .. item[3] .. "/scores", auth(item[1]),
-      '{"score":' .. item[4] .. ',"key":"' .. item[5] .. '"}')
+      '{"score":' .. recording[1] .. ',"key":"' .. item[5] .. '","recording":' .. recording[2] .. '}')
   else
     local item = take("stats")
     return wrk.format("GET", "/v1/players/" .. plan.usernames[tonumber(item[2])] .. "/stats", auth(item[1]))

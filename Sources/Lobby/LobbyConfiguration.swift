@@ -1,4 +1,5 @@
 import Foundation
+import Minigames
 
 /// The rules' numbers: limits, lifetimes and windows. Every one is configurable so a deployment (or a
 /// test) can tune them; the defaults are the documented ones.
@@ -19,7 +20,8 @@ public struct LobbyConfiguration: Sendable {
     public var statisticsSpan: TimeInterval
     /// Number of rounds of a new game.
     public var roundsPerGame: Int
-    /// The minigame types rounds are drawn from.
+    /// The minigames rounds are drawn from: names of ``MinigameCatalog`` (checked by
+    /// ``validated()``, which every store does when it opens).
     public var enabledMinigames: [String]
     /// How long a session token stays valid, in seconds.
     public var sessionLifetime: TimeInterval
@@ -27,6 +29,9 @@ public struct LobbyConfiguration: Sendable {
     public var bcryptCost: UInt8
     /// The largest accepted profile photo, in bytes.
     public var maximumPhotoBytes: Int
+    /// How long the idempotency keys of invitations and encounter reports are kept, in seconds: a
+    /// retry with the same key within this time is answered as the first request was.
+    public var requestKeyLifetime: TimeInterval
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -37,10 +42,11 @@ public struct LobbyConfiguration: Sendable {
         encounterWindow: TimeInterval = 10 * 60,
         statisticsSpan: TimeInterval = 30 * 24 * 3600,
         roundsPerGame: Int = 3,
-        enabledMinigames: [String] = ["shake", "tilt", "shout"],
+        enabledMinigames: [String] = MinigameCatalog.names,
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         bcryptCost: UInt8 = 12,
-        maximumPhotoBytes: Int = 512 * 1024
+        maximumPhotoBytes: Int = 512 * 1024,
+        requestKeyLifetime: TimeInterval = 7 * 24 * 3600
     ) {
         self.deploymentUUID = deploymentUUID
         self.maximumOpenGames = maximumOpenGames
@@ -54,5 +60,34 @@ public struct LobbyConfiguration: Sendable {
         self.sessionLifetime = sessionLifetime
         self.bcryptCost = bcryptCost
         self.maximumPhotoBytes = maximumPhotoBytes
+        self.requestKeyLifetime = requestKeyLifetime
+    }
+
+    /// This configuration with its minigame names in the catalog's spelling; throws an
+    /// `invalidField` error naming an unknown minigame, or an empty list.
+    public func validated() throws -> LobbyConfiguration {
+        var copy = self
+        copy.enabledMinigames = try Self.minigames(enabledMinigames)
+        guard roundsPerGame >= 1 else {
+            throw LobbyError.invalid("roundsPerGame", "a game needs at least 1 round, got \(roundsPerGame).")
+        }
+        return copy
+    }
+
+    /// The catalog's names for `names` (case-insensitive, duplicates dropped), or an error naming
+    /// the first unknown one.
+    public static func minigames(_ names: [String]) throws -> [String] {
+        var known: [String] = []
+        for name in names {
+            guard let game = MinigameCatalog.game(named: name) else {
+                throw LobbyError.invalid("enabledMinigames",
+                    "there is no minigame called \"\(name)\"; the minigames are \(MinigameCatalog.names.joined(separator: ", ")).")
+            }
+            if !known.contains(game.name) { known.append(game.name) }
+        }
+        guard !known.isEmpty else {
+            throw LobbyError.invalid("enabledMinigames", "enable at least one of \(MinigameCatalog.names.joined(separator: ", ")).")
+        }
+        return known
     }
 }

@@ -13,6 +13,9 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
         case notFound
         /// The request conflicts with the current state (a limit, a duplicate, a closed game).
         case conflict
+        /// The request is well formed, but what it claims does not stand: a score its recording
+        /// does not give, a calibration no device at rest gives.
+        case refused
     }
 
     public var kind: Kind
@@ -40,6 +43,10 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
 
     static func gameNotFound(_ id: Int64) -> LobbyError {
         LobbyError(.notFound, "gameNotFound", "There is no game or invitation \(id).")
+    }
+
+    static func invalidKey(_ key: String) -> LobbyError {
+        invalid("key", "the idempotency key must be 1 to 128 characters long, got \(key.count).")
     }
 
     static let badCredentials = LobbyError(

@@ -165,6 +165,9 @@ extension LobbyStore {
                 DELETE FROM block WHERE blockerId = :id OR blockedId = :id;
                 DELETE FROM unlock WHERE ownerId = :id OR unlockedId = :id;
                 DELETE FROM event WHERE playerId = :id;
+                DELETE FROM calibration WHERE playerId = :id;
+                DELETE FROM invitationKey WHERE inviterId = :id;
+                DELETE FROM encounterReport WHERE reporterId = :id;
                 """, arguments: ["id": playerId])
             try self.withdraw(&context, playerId: playerId)
         }
@@ -179,7 +182,7 @@ extension LobbyStore {
         Player(
             username: record.username ?? "", firstName: record.firstName ?? "", lastName: record.lastName ?? "",
             email: record.email ?? "",
-            beacon: BeaconIdentity(uuid: configuration.deploymentUUID, major: record.beaconMajor, minor: record.beaconMinor),
+            beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: record.beaconMajor, minor: record.beaconMinor),
             photoURL: photoURL(record), createdAt: record.createdAt)
     }
 

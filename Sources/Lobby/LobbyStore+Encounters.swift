@@ -24,7 +24,12 @@ extension LobbyStore {
     /// Records which players the reporter saw. Sightings of other deployments' UUIDs, of unknown or
     /// deleted players and of the reporter itself are counted as ignored. Times in the future are
     /// taken as now.
-    public func recordEncounters(reporter: Int64, _ sightings: [Sighting]) async throws -> EncounterReceipt {
+    ///
+    /// With a `key` (the agent's outbox sends one with every report), a report repeating an earlier
+    /// one of this reporter with the same key records nothing and is answered with the first
+    /// receipt, for ``LobbyConfiguration/requestKeyLifetime``.
+    public func recordEncounters(reporter: Int64, _ sightings: [EncounterSighting], key: String? = nil) async throws -> EncounterReceipt {
+        if let key, !(1...128).contains(key.count) { throw LobbyError.invalidKey(key) }
         guard sightings.count <= Self.maximumSightingsPerReport else {
             throw LobbyError.invalid("sightings", "at most \(Self.maximumSightingsPerReport) per report, got \(sightings.count).")
         }
@@ -41,6 +46,11 @@ extension LobbyStore {
         }
         let deployment = configuration.deploymentUUID
         return try await write { context in
+            if let key, let first = try Row.fetchOne(context.db.cached("""
+                SELECT recorded, ignored FROM encounterReport WHERE reporterId = ? AND key = ?
+                """), arguments: [reporter, key]) {
+                return EncounterReceipt(recorded: first[0], ignored: first[1])
+            }
             var recorded = 0
             for sighting in sightings where sighting.uuid == deployment {
                 guard let seen = try Int64.fetchOne(context.db.cached("""
@@ -54,7 +64,13 @@ extension LobbyStore {
                     """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance])
                 recorded += 1
             }
-            return EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
+            let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
+            if let key {
+                try context.db.cached("""
+                    INSERT INTO encounterReport (reporterId, key, recorded, ignored, createdAt) VALUES (?, ?, ?, ?, ?)
+                    """).execute(arguments: [reporter, key, receipt.recorded, receipt.ignored, context.now.unixTime])
+            }
+            return receipt
         }
     }
 

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import Minigames
 
 extension LobbyStore {
     /// Highest score accepted for one round.
     public static let maximumScore = 1_000_000_000
 
     /// The games the player takes part in, newest first (at most 100).
-    public func games(_ playerId: Int64) async throws -> [Game] {
+    public func games(_ playerId: Int64) async throws -> [LobbyGame] {
         try await read { db, _ in
             let ids = try Int64.fetchAll(db.cached("""
                 SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
@@ -16,50 +17,13 @@ extension LobbyStore {
     }
 
     /// One game, for its members (invitees included) only.
-    public func game(_ playerId: Int64, id: Int64) async throws -> Game {
+    public func game(_ playerId: Int64, id: Int64) async throws -> LobbyGame {
         try await read { db, _ in
             guard try Query.game(db, id: id) != nil else { throw LobbyError.gameNotFound(id) }
             guard try Query.membership(db, game: id, player: playerId) != nil else {
                 throw LobbyError(.forbidden, "notYourGame", "You are not a member of game \(id).")
             }
             return try self.gameView(db, gameId: id)
-        }
-    }
-
-    /// Records the player's score for round `n`. Submitting again with the same key is answered as
-    /// the first time (not an error); with another key it is refused. When the last score of the
-    /// last round arrives, the game is evaluated and its rewards applied in the same transaction.
-    public func submitScore(_ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
-        guard (0...Self.maximumScore).contains(score) else {
-            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
-        }
-        guard (1...128).contains(key.count) else {
-            throw LobbyError.invalid("key", "the idempotency key must be 1 to 128 characters long.")
-        }
-        return try await write { context in
-            let db = context.db
-            guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
-            guard let membership = try Query.membership(db, game: id, player: playerId),
-                  membership.response == .accepted
-            else {
-                throw LobbyError(.forbidden, "notYourGame", "You do not take part in game \(id), so you cannot score in it.")
-            }
-            if let existing = try Query.score(db, game: id, round: n, player: playerId) {
-                guard existing.key == key, existing.score == score else {
-                    throw LobbyError(.conflict, "scoreAlreadySubmitted",
-                        "You already submitted a score for round \(n) of game \(id); a round is played once.")
-                }
-                return ScoreReceipt(game: try self.gameView(db, gameId: id), created: false)
-            }
-            guard game.state == .open else {
-                throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
-            }
-            guard try Query.rounds(db, game: id).contains(where: { $0.n == n }) else {
-                throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
-            }
-            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: score, key: key, submittedAt: context.now).insertRow(db)
-            try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
-            return ScoreReceipt(game: try self.gameView(db, gameId: id), created: true)
         }
     }
 
@@ -165,7 +129,25 @@ extension LobbyStore {
         }
     }
 
-    func gameView(_ db: Database, gameId: Int64) throws -> Game {
+    /// Draws a new game's rounds: a minigame for each from the enabled ones, and the plan it is
+    /// played on (its duration and, for Quickdraw, the signal time), which the lobby keeps so the
+    /// client cannot choose it.
+    func drawRounds(_ db: Database, gameId: Int64) throws {
+        var system = SystemRandomNumberGenerator()
+        for n in 1...max(1, configuration.roundsPerGame) {
+            guard let name = configuration.enabledMinigames.randomElement(using: &system),
+                  let minigame = MinigameCatalog.game(named: name)
+            else {
+                throw LobbyError(.conflict, "noMinigames", "The lobby has no minigame enabled; its configuration is broken.")
+            }
+            var generator: any RandomNumberGenerator = system
+            let plan = minigame.plan(using: &generator)
+            try RoundRecord(gameId: gameId, n: n, minigame: minigame.name, duration: plan.duration, signalTime: plan.signalTime)
+                .insertRow(db)
+        }
+    }
+
+    func gameView(_ db: Database, gameId: Int64) throws -> LobbyGame {
         guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
         let participants = try Int64.fetchAll(db.cached("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY role = 'invitee', playerId
@@ -175,12 +157,12 @@ extension LobbyStore {
         let rounds = try Query.rounds(db, game: gameId).map { round in
             let these = Dictionary(scores.filter { $0.n == round.n }.map { ($0.playerId, $0.score) }, uniquingKeysWith: max)
             let complete = these.count == participants.count && game.state != .pending
-            return Game.Round(
-                n: round.n, game: round.minigame,
+            return LobbyGame.Round(
+                n: round.n, game: round.minigame, duration: round.duration, signalTime: round.signalTime,
                 scores: Dictionary(these.map { (names[$0.key] ?? "", $0.value) }, uniquingKeysWith: max),
                 winner: complete ? GameEvaluation.roundWinner(these).flatMap { names[$0] } : nil)
         }
-        return Game(
+        return LobbyGame(
             id: gameId, state: game.state, inviter: names[game.inviterId] ?? "", participants: participants.map { names[$0] ?? "" },
             rounds: rounds, winner: game.winnerId.flatMap { names[$0] }, createdAt: game.createdAt, finishedAt: game.finishedAt)
     }

@@ -9,6 +9,15 @@ extension LobbyStore {
     /// the reason; when nobody is left the whole invitation is refused. The inviter's own limit of
     /// open games refuses the invitation outright.
     public func invite(_ inviter: Int64, usernames: [String]) async throws -> Invitation {
+        try await invite(inviter, usernames: usernames, key: nil).invitation
+    }
+
+    /// Invites as ``invite(_:usernames:)`` does. With a `key` (the agent's outbox sends one), a
+    /// request repeating an earlier one of this inviter with the same key creates nothing and is
+    /// answered with that invitation as it is now (and the players the first answer left out),
+    /// for ``LobbyConfiguration/requestKeyLifetime``.
+    public func invite(_ inviter: Int64, usernames: [String], key: String?) async throws -> InvitationReceipt {
+        if let key, !(1...128).contains(key.count) { throw LobbyError.invalidKey(key) }
         var seen = Set<String>()
         let requested = usernames.filter { seen.insert($0.lowercased()).inserted }
         guard (1...Self.maximumInviteesPerInvitation).contains(requested.count) else {
@@ -18,6 +27,13 @@ extension LobbyStore {
         return try await write { context in
             let db = context.db
             try self.expireInvitations(&context)
+            if let key, let first = try Row.fetchOne(db.cached("""
+                SELECT gameId, excluded FROM invitationKey WHERE inviterId = ? AND key = ?
+                """), arguments: [inviter, key]) {
+                var invitation = try self.invitationView(db, gameId: first[0])
+                invitation.excluded = try JSONDecoder().decode([ExcludedInvitee].self, from: Data((first[1] as String).utf8))
+                return InvitationReceipt(invitation: invitation, created: false)
+            }
             let openGames = try self.openGameCount(db, playerId: inviter)
             guard openGames < configuration.maximumOpenGames else {
                 throw LobbyError(.conflict, "openGameLimitReached",
@@ -43,26 +59,32 @@ extension LobbyStore {
             for invitee in invitees {
                 try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insertRow(db)
             }
-            for n in 1...max(1, configuration.roundsPerGame) {
-                let minigame = configuration.enabledMinigames.randomElement() ?? "shake"
-                try RoundRecord(gameId: gameId, n: n, minigame: minigame).insertRow(db)
-            }
+            try self.drawRounds(db, gameId: gameId)
             let inviterName = try self.names(db, [inviter])[inviter]
             for invitee in invitees {
                 try context.record(.invitationReceived, for: invitee.id!, EventData(game: gameId, player: inviterName))
             }
+            if let key {
+                var json = JSONWriter()
+                json.array(excluded)
+                try db.cached("""
+                    INSERT INTO invitationKey (inviterId, key, gameId, excluded, createdAt) VALUES (?, ?, ?, ?, ?)
+                    """).execute(arguments: [inviter, key, gameId, String(decoding: json.bytes, as: UTF8.self), context.now.unixTime])
+            }
             var invitation = try self.invitationView(db, gameId: gameId)
             invitation.excluded = excluded
-            return invitation
+            return InvitationReceipt(invitation: invitation, created: true)
         }
     }
 
-    /// Accepts an invitation; refused when the invitee already takes part in the maximum of open games.
+    /// Accepts an invitation; refused when the invitee already takes part in the maximum of open
+    /// games. Accepting again is answered with the invitation (declining after accepting is refused).
     public func accept(_ invitee: Int64, invitation id: Int64) async throws -> Invitation {
         try await answer(invitee, invitation: id, with: .accepted)
     }
 
     /// Declines an invitation; the inviter cannot invite this player again during the cooldown.
+    /// Declining again is answered with the invitation (accepting after declining is refused).
     public func decline(_ invitee: Int64, invitation id: Int64) async throws -> Invitation {
         try await answer(invitee, invitation: id, with: .declined)
     }
@@ -90,9 +112,13 @@ extension LobbyStore {
             SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
             """), arguments: [context.now.unixTime])
         for gameId in expired {
+            let unanswered = try Int64.fetchAll(context.db.cached("""
+                SELECT playerId FROM membership WHERE gameId = ? AND response = 'pending' ORDER BY playerId
+                """), arguments: [gameId])
             try context.db.execute(sql: """
                 UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
                 """, arguments: [context.now.unixTime, gameId])
+            for player in unanswered { try context.record(.invitationExpired, for: player, EventData(game: gameId)) }
             try settle(&context, gameId: gameId)
         }
     }
@@ -108,6 +134,8 @@ extension LobbyStore {
             else {
                 throw LobbyError(.forbidden, "notInvited", "You are not invited to game \(id), so you cannot answer for it.")
             }
+            // The same answer again (a retry whose first answer was lost) is answered, not refused.
+            if membership.response == response { return try self.invitationView(db, gameId: id) }
             guard membership.response == .pending, game.state == .pending else {
                 let why = membership.response == .expired ? "expired" : "was already answered"
                 throw LobbyError(.conflict, "invitationClosed", "The invitation to game \(id) \(why).")
@@ -140,7 +168,13 @@ extension LobbyStore {
             game.state = .open
             game.openedAt = context.now
             try game.updateRow(db)
-            for player in participants { try context.record(.gameStarted, for: player, EventData(game: gameId)) }
+            let ordered = [game.inviterId].filter(participants.contains) + participants.filter { $0 != game.inviterId }
+            let names = try names(db, ordered)
+            let rounds = try Query.rounds(db, game: gameId).map {
+                PlannedRound(n: $0.n, game: $0.minigame, duration: $0.duration, signalTime: $0.signalTime)
+            }
+            let started = EventData(game: gameId, participants: ordered.map { names[$0] ?? "" }, rounds: rounds)
+            for player in participants { try context.record(.gameStarted, for: player, started) }
         } else {
             game.state = .cancelled
             game.finishedAt = context.now

@@ -30,6 +30,7 @@ public final class LobbyStore: Sendable {
             // survives the process being killed; only a power loss can roll back the last commits.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        let configuration = try configuration.validated()
         database = try DatabasePool(path: path, configuration: databaseConfiguration)
         try LobbyMigrations.migrator.migrate(database)
         self.configuration = configuration

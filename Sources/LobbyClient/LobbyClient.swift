@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import Minigames
 import NIOCore
 import NIOHTTP1
+import Sensors
 
 /// The agent's typed client for the lobby API (`/v1`). A value type: `authenticated(_:)` returns
 /// a copy that sends a bearer token. Errors from the API arrive as ``LobbyClientError``.
@@ -12,6 +14,8 @@ public struct LobbyClient: Sendable {
     let httpClient: HTTPClient
     /// How long one request may take before it is abandoned.
     public var timeout: TimeAmount = .seconds(30)
+    /// Where the live event stream logs its connections (debug level).
+    public var logger = Logger(label: "nearplay.lobby-client")
 
     /// - Parameter baseURL: the server's root, e.g. `http://127.0.0.1:8080`.
     public init(baseURL: String, httpClient: HTTPClient = .shared, token: String? = nil) {
@@ -24,6 +28,7 @@ public struct LobbyClient: Sendable {
     public func authenticated(_ token: String) -> LobbyClient {
         var copy = LobbyClient(baseURL: baseURL, httpClient: httpClient, token: token)
         copy.timeout = timeout
+        copy.logger = logger
         return copy
     }
 
@@ -55,38 +60,64 @@ public struct LobbyClient: Sendable {
         try await send(.PUT, "/v1/players/me/photo", rawBody: bytes)
     }
 
-    public func resolve(_ beacon: BeaconIdentity) async throws -> PublicProfile {
+    public func resolve(_ beacon: PlayerBeacon) async throws -> PublicProfile {
         try await send(.GET, "/v1/beacons/\(beacon.uuid.uuidString)/\(beacon.major)/\(beacon.minor)")
     }
 
-    public func reportEncounters(_ sightings: [Sighting]) async throws -> EncounterReceipt {
-        struct Body: Encodable { var sightings: [Sighting] }
-        return try await send(.POST, "/v1/encounters", body: Body(sightings: sightings))
+    /// Reports the player beacons the agent saw. With a `key` (one per report, kept until the
+    /// lobby acknowledged it), sending the same report again records nothing twice and returns the
+    /// first receipt.
+    public func reportEncounters(_ sightings: [EncounterSighting], key: String? = nil) async throws -> EncounterReceipt {
+        struct Body: Encodable { var sightings: [EncounterSighting]; var key: String? }
+        return try await send(.POST, "/v1/encounters", body: Body(sightings: sightings, key: key))
     }
 
     public func stats(of username: String) async throws -> PlayerStats {
         try await send(.GET, "/v1/players/\(escaped(username))/stats")
     }
 
-    public func invite(_ usernames: [String]) async throws -> Invitation {
-        struct Body: Encodable { var invitees: [String] }
-        return try await send(.POST, "/v1/invitations", body: Body(invitees: usernames))
+    /// Invites players to a game. With a `key`, sending the same request again creates nothing
+    /// and returns the invitation the first one created.
+    public func invite(_ usernames: [String], key: String? = nil) async throws -> Invitation {
+        struct Body: Encodable { var invitees: [String]; var key: String? }
+        return try await send(.POST, "/v1/invitations", body: Body(invitees: usernames, key: key))
     }
 
     public func invitations() async throws -> [Invitation] { try await send(.GET, "/v1/invitations") }
 
+    /// Accepts an invitation; accepting again (a retry) returns the invitation.
     public func accept(invitation id: Int64) async throws -> Invitation { try await send(.POST, "/v1/invitations/\(id)/accept") }
 
+    /// Declines an invitation; declining again (a retry) returns the invitation.
     public func decline(invitation id: Int64) async throws -> Invitation { try await send(.POST, "/v1/invitations/\(id)/decline") }
 
-    public func games() async throws -> [Game] { try await send(.GET, "/v1/games") }
+    public func games() async throws -> [LobbyGame] { try await send(.GET, "/v1/games") }
 
-    public func game(_ id: Int64) async throws -> Game { try await send(.GET, "/v1/games/\(id)") }
+    public func game(_ id: Int64) async throws -> LobbyGame { try await send(.GET, "/v1/games/\(id)") }
 
-    /// Submits a score; resubmitting with the same `key` (after a timeout, say) is safe.
-    public func submitScore(game id: Int64, round n: Int, score: Int, key: String) async throws -> Game {
-        struct Body: Encodable { var score: Int; var key: String }
-        return try await send(.POST, "/v1/games/\(id)/rounds/\(n)/scores", body: Body(score: score, key: key))
+    /// Submits a round's score with the recording it was computed from, which the lobby verifies
+    /// (status 422, code `scoreRefused`, when the claim does not stand); resubmitting with the same
+    /// `key` (after a timeout, say) is safe. Record the round on the plan the game gives
+    /// (``LobbyGame/Round/duration``, ``LobbyGame/Round/signalTime``).
+    public func submitScore(game id: Int64, round n: Int, score: Int, recording: RoundRecording, key: String) async throws -> LobbyGame {
+        struct Body: Encodable { var score: Int; var key: String; var recording: RoundRecording }
+        return try await send(.POST, "/v1/games/\(id)/rounds/\(n)/scores", body: Body(score: score, key: key, recording: recording))
+    }
+
+    /// Stores this device's calibration, which the lobby verifies the player's scores with
+    /// (status 422, code `calibrationRefused`, for one no device at rest gives).
+    @discardableResult
+    public func setCalibration(_ calibration: SensorCalibration) async throws -> SensorCalibration {
+        try await send(.PUT, "/v1/players/me/calibration", body: calibration)
+    }
+
+    /// The calibration stored for the player's device, nil when none is.
+    public func calibration() async throws -> SensorCalibration? {
+        do {
+            return try await send(.GET, "/v1/players/me/calibration", as: SensorCalibration.self)
+        } catch let error as LobbyClientError where error.status == 404 && error.code == "calibrationNotFound" {
+            return nil
+        }
     }
 
     public func unlocked() async throws -> [UnlockedPlayer] { try await send(.GET, "/v1/unlocked") }

@@ -3,8 +3,8 @@ import Foundation
 // The API's JSON shapes as the client sees them. Deliberately separate from the server's types:
 // the client depends on the wire format only, never on the Lobby module.
 
-/// An iBeacon identity.
-public struct BeaconIdentity: Codable, Sendable, Hashable {
+/// A player's iBeacon identity: the deployment's proximity UUID and the player's major/minor.
+public struct PlayerBeacon: Codable, Sendable, Hashable {
     public var uuid: UUID
     public var major: Int
     public var minor: Int
@@ -22,7 +22,7 @@ public struct PlayerProfile: Codable, Sendable, Equatable {
     public var firstName: String
     public var lastName: String
     public var email: String
-    public var beacon: BeaconIdentity
+    public var beacon: PlayerBeacon
     public var photoURL: String?
 }
 
@@ -52,8 +52,8 @@ public struct PlayerStats: Codable, Sendable, Equatable {
     public var bestScore: Int?
 }
 
-/// One beacon identity seen by the agent.
-public struct Sighting: Codable, Sendable {
+/// One player beacon seen by the agent, with its estimated distance in metres.
+public struct EncounterSighting: Codable, Sendable {
     public var uuid: UUID
     public var major: Int
     public var minor: Int
@@ -97,11 +97,17 @@ public struct Invitation: Codable, Sendable, Equatable {
     public var expiresAt: Date
 }
 
-/// A game.
-public struct Game: Codable, Sendable, Equatable {
+/// A game of the lobby.
+public struct LobbyGame: Codable, Sendable, Equatable {
     public struct Round: Codable, Sendable, Equatable {
         public var n: Int
+        /// The minigame, a `MinigameCatalog` name.
         public var game: String
+        /// Seconds the round lasts: record exactly this long.
+        public var duration: Double
+        /// Seconds from the start of the round to the signal the lobby drew (Quickdraw): show it
+        /// then; the lobby verifies the score against this time whatever the recording says.
+        public var signalTime: Double?
         public var scores: [String: Int]
         public var winner: String?
     }
@@ -126,7 +132,11 @@ public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
     }
 }
 
-/// An event of the feed.
+/// An event of the feed. `kind` is one of `invitationReceived` (`game`, `player`: the inviter),
+/// `invitationAnswered` (`game`, `player`: the invitee, `response`), `invitationExpired` (`game`),
+/// `gameStarted` (`game`, `participants`, `rounds`), `gameCancelled` (`game`), `roundFinished`
+/// (`game`, `round`, `scores`, `winner`), `gameFinished` (`game`, `winner`), `unlocked`
+/// (`player`, `persistent`) and `unlockLost` (`player`); kinds added later keep this shape.
 public struct LobbyEvent: Codable, Sendable, Equatable {
     public struct Details: Codable, Sendable, Equatable {
         public var game: Int64?
@@ -134,10 +144,33 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
         public var response: String?
         public var round: Int?
         public var scores: [String: Int]?
+        /// The round's or the game's winner; nil on a tie or a draw.
         public var winner: String?
         public var persistent: Bool?
+        /// `gameStarted`: the players, in the game's order.
+        public var participants: [String]?
+        /// `gameStarted`: the rounds and the plan each is played on.
+        public var rounds: [PlannedRound]?
     }
 
+    /// A round as its game starts: the minigame and the plan to play it on.
+    public struct PlannedRound: Codable, Sendable, Equatable {
+        public var n: Int
+        public var game: String
+        /// Seconds the round lasts.
+        public var duration: Double
+        /// Seconds from the start of the round to the signal (Quickdraw).
+        public var signalTime: Double?
+
+        public init(n: Int, game: String, duration: Double, signalTime: Double? = nil) {
+            self.n = n
+            self.game = game
+            self.duration = duration
+            self.signalTime = signalTime
+        }
+    }
+
+    /// Increases from event to event: resume the feed after the last one seen.
     public var cursor: Int64
     public var at: Date
     public var kind: String

@@ -24,6 +24,7 @@ struct APIError: Error, HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .refused: .unprocessableContent
         }
         self.init(status, error.code, error.message, excluded: error.excluded)
     }

@@ -25,7 +25,7 @@ public func buildLobbyApplication(
 }
 
 /// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
-/// players hear of it even when nobody calls the API.
+/// players hear of it even when nobody calls the API; forgets request keys past their lifetime.
 struct ExpirySweeper: Service {
     let store: LobbyStore
     let logger: Logger
@@ -35,8 +35,9 @@ struct ExpirySweeper: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await store.expireInvitations()
+                try await store.pruneRequestKeys()
             } catch {
-                logger.error("Expiring invitations failed: \(error)")
+                logger.error("Expiring invitations or old request keys failed: \(error)")
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

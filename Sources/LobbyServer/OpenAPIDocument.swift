@@ -93,6 +93,26 @@ paths:
         "200": {description: The player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
         "400": {$ref: "#/components/responses/Error"}
         "413": {$ref: "#/components/responses/Error"}
+  /v1/players/me/calibration:
+    get:
+      summary: The calibration stored for your device (the lobby verifies your scores with it).
+      responses:
+        "200": {description: The calibration., content: {application/json: {schema: {$ref: "#/components/schemas/Calibration"}}}}
+        "404": {$ref: "#/components/responses/Error"}
+    put:
+      summary: >
+        Store your device's calibration (as `nearplay calibrate sensors` measures it). Until one is
+        stored, scores are verified with every game's uncalibrated defaults.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/Calibration"}
+      responses:
+        "200": {description: The stored calibration., content: {application/json: {schema: {$ref: "#/components/schemas/Calibration"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "413": {$ref: "#/components/responses/Error"}
+        "422": {description: No device at rest gives this calibration (code calibrationRefused; the message says why)., content: {application/json: {schema: {$ref: "#/components/schemas/ErrorBody"}}}}
   /v1/players/{username}/photo:
     get:
       summary: A player's photo.
@@ -121,6 +141,9 @@ paths:
   /v1/encounters:
     post:
       summary: Report the beacon identities the agent sees (at most 1000 per report).
+      description: >
+        With a `key`, a report repeating an earlier one of yours with the same key records nothing
+        and is answered with the first receipt (keys are kept for 7 days).
       requestBody:
         required: true
         content:
@@ -129,6 +152,7 @@ paths:
               type: object
               required: [sightings]
               properties:
+                key: {type: string, minLength: 1, maxLength: 128, description: Idempotency key.}
                 sightings:
                   type: array
                   items:
@@ -142,18 +166,29 @@ paths:
                       at: {type: string, format: date-time}
       responses:
         "200":
-          description: What was recorded.
+          description: What was recorded (the first receipt, for a repeated key).
           content: {application/json: {schema: {type: object, properties: {recorded: {type: integer}, ignored: {type: integer}}}}}
+        "400": {$ref: "#/components/responses/Error"}
   /v1/invitations:
     post:
       summary: Invite one or several players you see or have unlocked.
+      description: >
+        With a `key`, a request repeating an earlier one of yours with the same key creates nothing
+        and is answered (200) with that invitation as it is now (keys are kept for 7 days).
       requestBody:
         required: true
         content:
           application/json:
-            schema: {type: object, required: [invitees], properties: {invitees: {type: array, items: {type: string}}}}
+            schema:
+              type: object
+              required: [invitees]
+              properties:
+                invitees: {type: array, items: {type: string}, minItems: 1, maxItems: 20}
+                key: {type: string, minLength: 1, maxLength: 128, description: Idempotency key.}
       responses:
         "201": {description: The invitation, with the players left out., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
+        "200": {description: Same key as before; the invitation., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
+        "400": {$ref: "#/components/responses/Error"}
         "409": {$ref: "#/components/responses/Error"}
     get:
       summary: Pending invitations sent or received.
@@ -161,7 +196,7 @@ paths:
         "200": {description: Invitations., content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Invitation"}}}}}
   /v1/invitations/{id}/accept:
     post:
-      summary: Accept an invitation.
+      summary: Accept an invitation (accepting again answers 200; accepting after declining is 409).
       parameters: [{$ref: "#/components/parameters/id"}]
       responses:
         "200": {description: The invitation., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
@@ -169,7 +204,7 @@ paths:
         "409": {$ref: "#/components/responses/Error"}
   /v1/invitations/{id}/decline:
     post:
-      summary: Decline an invitation.
+      summary: Decline an invitation (declining again answers 200; declining after accepting is 409).
       parameters: [{$ref: "#/components/parameters/id"}]
       responses:
         "200": {description: The invitation., content: {application/json: {schema: {$ref: "#/components/schemas/Invitation"}}}}
@@ -190,7 +225,13 @@ paths:
         "404": {$ref: "#/components/responses/Error"}
   /v1/games/{id}/rounds/{n}/scores:
     post:
-      summary: Submit your score for a round (idempotent by key).
+      summary: Submit your score for a round with its recording (idempotent by key).
+      description: >
+        The lobby verifies the score on the recording before storing it: it replaces the
+        recording's calibration with the one stored for your device (none stored: the games'
+        uncalibrated defaults) and its duration and signal time with the round's plan, requires its
+        game to be the round's minigame, and recomputes the score, which must equal the claim.
+        The body is at most 1 MiB. A repeat with the same key is answered without verifying again.
       parameters:
         - {$ref: "#/components/parameters/id"}
         - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
@@ -198,11 +239,22 @@ paths:
         required: true
         content:
           application/json:
-            schema: {type: object, required: [score, key], properties: {score: {type: integer, minimum: 0}, key: {type: string}}}
+            schema:
+              type: object
+              required: [score, key, recording]
+              properties:
+                score: {type: integer, minimum: 0, maximum: 1000}
+                key: {type: string, minLength: 1, maxLength: 128}
+                recording: {$ref: "#/components/schemas/RoundRecording"}
       responses:
         "201": {description: Recorded; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
         "200": {description: Same key as before; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "403": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
         "409": {$ref: "#/components/responses/Error"}
+        "413": {$ref: "#/components/responses/Error"}
+        "422": {description: The recording does not give the claimed score or is not the round's (code scoreRefused; the message says why)., content: {application/json: {schema: {$ref: "#/components/schemas/ErrorBody"}}}}
   /v1/unlocked:
     get:
       summary: Players you have unlocked.
@@ -251,17 +303,18 @@ components:
       description: An error.
       content:
         application/json:
-          schema:
-            type: object
-            properties:
-              error:
-                type: object
-                required: [code, message]
-                properties:
-                  code: {type: string}
-                  message: {type: string}
-                  excluded: {type: array, items: {$ref: "#/components/schemas/Excluded"}}
+          schema: {$ref: "#/components/schemas/ErrorBody"}
   schemas:
+    ErrorBody:
+      type: object
+      properties:
+        error:
+          type: object
+          required: [code, message]
+          properties:
+            code: {type: string}
+            message: {type: string}
+            excluded: {type: array, items: {$ref: "#/components/schemas/Excluded"}}
     Registration:
       type: object
       required: [username, firstName, lastName, email, password]
@@ -335,7 +388,9 @@ components:
             type: object
             properties:
               n: {type: integer}
-              game: {type: string}
+              game: {$ref: "#/components/schemas/Minigame"}
+              duration: {type: number, description: Seconds the round lasts.}
+              signalTime: {type: number, description: "Quickdraw only: seconds from the start of the round to the signal, drawn by the lobby."}
               scores: {type: object, additionalProperties: {type: integer}}
               winner: {type: string}
         winner: {type: string}
@@ -346,7 +401,70 @@ components:
       properties:
         cursor: {type: integer}
         at: {type: string, format: date-time}
-        kind: {type: string, enum: [invitationReceived, invitationAnswered, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost]}
-        data: {type: object}
+        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost]}
+        data:
+          type: object
+          description: >
+            invitationReceived: game, player (the inviter). invitationAnswered: game, player (the
+            invitee), response. invitationExpired: game. gameStarted: game, participants, rounds.
+            gameCancelled: game. roundFinished: game, round, scores, winner (absent on a tie).
+            gameFinished: game, winner (absent on a draw). unlocked: player, persistent. unlockLost: player.
+          properties:
+            game: {type: integer}
+            player: {type: string}
+            response: {type: string, enum: [pending, accepted, declined, expired]}
+            round: {type: integer}
+            scores: {type: object, additionalProperties: {type: integer}}
+            winner: {type: string}
+            persistent: {type: boolean}
+            participants: {type: array, items: {type: string}}
+            rounds:
+              type: array
+              items:
+                type: object
+                properties:
+                  n: {type: integer}
+                  game: {$ref: "#/components/schemas/Minigame"}
+                  duration: {type: number}
+                  signalTime: {type: number}
+    Minigame: {type: string, enum: [screamer, shaker, statue, quickdraw]}
+    Calibration:
+      type: object
+      description: A device's calibration, as Sensors' SensorCalibration encodes it.
+      properties:
+        microphone:
+          type: object
+          required: [pcm, noise_floor_dbfs]
+          properties: {pcm: {type: string}, noise_floor_dbfs: {type: number, minimum: -90, maximum: -20}}
+        accelerometer:
+          type: object
+          required: [device, rest_ms2, gravity_ms2, gravity_offset_ms2, noise_ms2]
+          properties:
+            device: {type: string}
+            rest_ms2: {type: array, items: {type: number}}
+            gravity_ms2: {type: number, description: 0.9–1.1 g.}
+            gravity_offset_ms2: {type: number}
+            noise_ms2: {type: number, minimum: 0, maximum: 0.1}
+    RoundRecording:
+      type: object
+      description: What a round recorded, as Minigames' RoundRecording encodes it; times are seconds from the start of the round.
+      required: [game, duration, levels, accelerations, calibration]
+      properties:
+        game: {$ref: "#/components/schemas/Minigame"}
+        duration: {type: number}
+        signal_time: {type: number}
+        levels:
+          type: array
+          items:
+            type: object
+            required: [t, rms_dbfs, peak_dbfs, overruns]
+            properties: {t: {type: number}, rms_dbfs: {type: number}, peak_dbfs: {type: number}, overruns: {type: integer}}
+        accelerations:
+          type: array
+          items:
+            type: object
+            required: [t, x, y, z]
+            properties: {t: {type: number}, x: {type: number}, y: {type: number}, z: {type: number}}
+        calibration: {$ref: "#/components/schemas/Calibration"}
 """#
 }

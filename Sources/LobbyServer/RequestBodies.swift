@@ -1,5 +1,6 @@
 import Foundation
 import Lobby
+import Minigames
 
 /// `POST /v1/sessions`.
 struct LogInRequest: Decodable {
@@ -16,20 +17,27 @@ struct PlayerPatch: Decodable {
     var email: String?
 }
 
-/// `POST /v1/encounters`.
+/// `POST /v1/encounters`; `key` makes a repeat of the report answer as the first one did.
 struct EncounterReport: Decodable {
-    var sightings: [Sighting]
+    var sightings: [EncounterSighting]
+    var key: String?
 }
 
-/// `POST /v1/invitations`.
+/// `POST /v1/invitations`; `key` makes a repeat of the request answer as the first one did.
 struct InvitationRequest: Decodable {
     var invitees: [String]
+    var key: String?
 }
 
-/// `POST /v1/games/{id}/rounds/{n}/scores`.
+/// `POST /v1/games/{id}/rounds/{n}/scores`: the claimed score and the round's recording (the
+/// Minigames JSON of ``RoundRecording``), which the lobby verifies the score on.
 struct ScoreSubmission: Decodable {
+    /// Largest body accepted, in bytes: 10 s of accelerometer samples at about 1.5 kHz.
+    static let maximumBytes = 1024 * 1024
+
     var score: Int
     var key: String
+    var recording: RoundRecording
 }
 
 /// `GET /v1/events`: a page of the feed and the cursor to ask for next.

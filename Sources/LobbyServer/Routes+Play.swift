@@ -6,7 +6,8 @@ import Lobby
 func addPlayRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
     group.post("invitations") { request, context in
         let body = try await JSONBody.decode(InvitationRequest.self, from: request)
-        return try JSONBody.response(.created, try await store.invite(try context.player(), usernames: body.invitees))
+        let receipt = try await store.invite(try context.player(), usernames: body.invitees, key: body.key)
+        return try JSONBody.response(receipt.created ? .created : .ok, receipt.invitation)
     }
     group.get("invitations") { _, context in
         try JSONBody.response(.ok, try await store.invitations(try context.player()))
@@ -29,8 +30,9 @@ func addPlayRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore)
     group.post("games/:id/rounds/:n/scores") { request, context in
         let id = try context.parameters.require("id", as: Int64.self)
         let n = try context.parameters.require("n", as: Int.self)
-        let body = try await JSONBody.decode(ScoreSubmission.self, from: request)
-        let receipt = try await store.submitScore(try context.player(), game: id, round: n, score: body.score, key: body.key)
+        let body = try await JSONBody.decode(ScoreSubmission.self, from: request, limit: ScoreSubmission.maximumBytes)
+        let receipt = try await store.submitScore(
+            try context.player(), game: id, round: n, score: body.score, key: body.key, recording: body.recording)
         return try JSONBody.response(receipt.created ? .created : .ok, receipt.game)
     }
 }

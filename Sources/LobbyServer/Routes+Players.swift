@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Lobby
+import Sensors
 
 /// Accounts, profiles, photos, beacons, encounters, statistics, blocks and unlocks.
 func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
@@ -30,6 +31,13 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
         let bytes = try await JSONBody.bytes(of: request, limit: limit)
         return try JSONBody.response(.ok, try await store.setPhoto(try context.player(), bytes: Data(bytes.readableBytesView)))
     }
+    group.put("players/me/calibration") { request, context in
+        let calibration = try await JSONBody.decode(SensorCalibration.self, from: request, limit: 16 * 1024)
+        return try JSONBody.response(.ok, try await store.setCalibration(try context.player(), calibration))
+    }
+    group.get("players/me/calibration") { _, context in
+        try JSONBody.response(.ok, try await store.calibration(try context.player()))
+    }
     group.get("players/:username/photo") { _, context in
         let username = try context.parameters.require("username")
         let photo = try await store.photo(viewer: try context.player(), username: username)
@@ -53,7 +61,7 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
     }
     group.post("encounters") { request, context in
         let report = try await JSONBody.decode(EncounterReport.self, from: request)
-        return try JSONBody.response(.ok, try await store.recordEncounters(reporter: try context.player(), report.sightings))
+        return try JSONBody.response(.ok, try await store.recordEncounters(reporter: try context.player(), report.sightings, key: report.key))
     }
     group.get("unlocked") { _, context in
         try JSONBody.response(.ok, try await store.unlocked(try context.player()))

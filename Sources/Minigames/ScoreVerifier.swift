@@ -104,8 +104,9 @@ public struct ScoreVerifier: Sendable {
         }
     }
 
-    /// A calibration a device at rest in a quiet room could give (the lobby should prefer its own).
-    private func checkCalibration(_ calibration: SensorCalibration) throws(ScoreRefusal) {
+    /// A calibration a device at rest in a quiet room could give (the lobby should prefer its own,
+    /// and checks one with this before storing it).
+    public func checkCalibration(_ calibration: SensorCalibration) throws(ScoreRefusal) {
         if let accelerometer = calibration.accelerometer {
             guard accelerometer.noise >= 0, accelerometer.noise <= maximumCalibratedNoise else {
                 throw .implausible("a calibrated accelerometer noise of \(accelerometer.noise) m/s² is not between 0 and \(maximumCalibratedNoise)")

@@ -3,6 +3,7 @@ import Foundation
 import Lobby
 import LobbyServer
 import Logging
+import Minigames
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -31,9 +32,26 @@ struct LobbyServe: AsyncParsableCommand {
     @Option(help: "The bcrypt cost of new password hashes (4…31).")
     var bcryptCost: UInt8 = 12
 
+    @Option(help: ArgumentHelp(
+        "The minigames new games' rounds are drawn from, comma-separated (default: all).",
+        valueName: MinigameCatalog.names.joined(separator: ",")))
+    var minigames: String?
+
+    /// The `--minigames` list in the catalog's spelling.
+    private func enabledMinigames() throws -> [String] {
+        guard let minigames else { return MinigameCatalog.names }
+        let names = minigames.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        do {
+            return try LobbyConfiguration.minigames(names)
+        } catch let error as LobbyError {
+            throw ValidationError("--minigames: " + error.message.replacingOccurrences(of: "enabledMinigames: ", with: ""))
+        }
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port).") }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31, got \(bcryptCost).") }
+        _ = try enabledMinigames()
     }
 
     func run() async throws {
@@ -48,7 +66,8 @@ struct LobbyServe: AsyncParsableCommand {
         }
         let store: LobbyStore
         do {
-            store = try LobbyStore(path: db, configuration: LobbyConfiguration(bcryptCost: bcryptCost), logger: logger)
+            let configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
+            store = try LobbyStore(path: db, configuration: configuration, logger: logger)
         } catch {
             FileHandle.standardError.write(Data(
                 "Error: Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.\n".utf8))

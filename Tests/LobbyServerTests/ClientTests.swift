@@ -24,7 +24,7 @@ import Testing
             let profile = try await alice.resolve(bobPlayer.beacon)
             #expect(profile.username == "bob")
             let receipt = try await alice.reportEncounters([
-                Sighting(uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor, distance: 0.8, at: Date()),
+                EncounterSighting(uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor, distance: 0.8, at: Date()),
             ])
             #expect(receipt.recorded == 1)
             #expect(try await alice.stats(of: "bob").gamesPlayed == 0)
@@ -36,11 +36,11 @@ import Testing
             #expect(try await bob.accept(invitation: invitation.id).state == "open")
 
             for n in 1...3 {
-                _ = try await alice.submitScore(game: invitation.id, round: n, score: 100 * n, key: "alice-\(n)")
-                _ = try await bob.submitScore(game: invitation.id, round: n, score: 50 * n, key: "bob-\(n)")
+                try await alice.submitHonestly(game: invitation.id, round: n, score: 100 * n, key: "alice-\(n)")
+                try await bob.submitHonestly(game: invitation.id, round: n, score: 50 * n, key: "bob-\(n)")
             }
             // A retry with the same key is answered, not refused.
-            let game = try await bob.submitScore(game: invitation.id, round: 3, score: 150, key: "bob-3")
+            let game = try await bob.submitHonestly(game: invitation.id, round: 3, score: 150, key: "bob-3")
             #expect(game.state == "finished")
             #expect(game.winner == "alice")
             #expect(game.rounds.map { $0.scores["alice"] } == [100, 200, 300])

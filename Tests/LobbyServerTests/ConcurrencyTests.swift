@@ -17,14 +17,14 @@ import Testing
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             let names = (0..<16).map { "player\($0)" }
             var clients: [LobbyClient] = []
-            var beacons: [BeaconIdentity] = []
+            var beacons: [PlayerBeacon] = []
             for name in names {
                 let player = try await base.register(username: name, firstName: "P", lastName: "Q", email: "\(name)@example.org", password: "password-123")
                 clients.append(base.authenticated(try await base.logIn(username: name, password: "password-123").token))
                 beacons.append(player.beacon)
             }
             for client in clients {
-                _ = try await client.reportEncounters(beacons.map { Sighting(uuid: $0.uuid, major: $0.major, minor: $0.minor, distance: 1, at: Date()) })
+                _ = try await client.reportEncounters(beacons.map { EncounterSighting(uuid: $0.uuid, major: $0.major, minor: $0.minor, distance: 1, at: Date()) })
             }
             let outcomes = Outcomes()
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -19,6 +19,7 @@ import Testing
                 (.post, "/v1/invitations/1/decline"), (.get, "/v1/games"), (.get, "/v1/games/1"),
                 (.post, "/v1/games/1/rounds/1/scores"), (.get, "/v1/unlocked"), (.post, "/v1/blocks/bob"),
                 (.delete, "/v1/blocks/bob"), (.get, "/v1/events"), (.get, "/v1/events/live"), (.delete, "/v1/sessions/current"),
+                (.get, "/v1/players/me/calibration"), (.put, "/v1/players/me/calibration"),
             ]
             for (method, uri) in routes {
                 for token in [nil, "not-a-real-token"] as [String?] {
@@ -49,7 +50,7 @@ import Testing
             #expect(try await client.call(.post, "/v1/invitations/\(id)/accept", token: bob.token).status == .ok)
             let peek = try await client.call(.get, "/v1/games/\(id)", token: mallory.token)
             #expect(peek.status == .forbidden)
-            let score = try await client.call(.post, "/v1/games/\(id)/rounds/1/scores", token: mallory.token, json: #"{"score":999,"key":"x"}"#)
+            let score = try await client.call(.post, "/v1/games/\(id)/rounds/1/scores", token: mallory.token, json: #"{"score":999,"key":"x","recording":\#(emptyRecordingJSON)}"#)
             #expect(score.status == .forbidden)
             let mine = try await client.call(.get, "/v1/games/\(id)", token: bob.token)
             #expect(mine.status == .ok)

@@ -53,9 +53,17 @@ import Testing
                 (.post, "/v1/invitations", #"{"invitees":[]}"#, .badRequest, "invalidField"),
                 (.post, "/v1/encounters", #"{"sightings":[{"uuid":"nope","major":1,"minor":1,"at":"2026-01-01T00:00:00Z"}]}"#, .badRequest, "invalidValue"),
                 (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"yesterday"}]}"#, .badRequest, "invalidValue"),
-                (.post, "/v1/games/999/rounds/1/scores", #"{"score":1,"key":"k"}"#, .notFound, "gameNotFound"),
-                (.post, "/v1/games/abc/rounds/1/scores", #"{"score":1,"key":"k"}"#, .badRequest, "badRequest"),
-                (.post, "/v1/games/1/rounds/1/scores", #"{"score":-5,"key":"k"}"#, .badRequest, "invalidField"),
+                (.post, "/v1/games/999/rounds/1/scores", #"{"score":1,"key":"k","recording":\#(emptyRecordingJSON)}"#, .notFound, "gameNotFound"),
+                (.post, "/v1/games/abc/rounds/1/scores", #"{"score":1,"key":"k","recording":\#(emptyRecordingJSON)}"#, .badRequest, "badRequest"),
+                (.post, "/v1/games/1/rounds/1/scores", #"{"score":-5,"key":"k","recording":\#(emptyRecordingJSON)}"#, .badRequest, "invalidField"),
+                (.post, "/v1/games/1/rounds/1/scores", #"{"score":5,"key":"","recording":\#(emptyRecordingJSON)}"#, .badRequest, "invalidField"),
+                (.post, "/v1/games/1/rounds/1/scores", #"{"score":5,"key":"k"}"#, .badRequest, "missingField"),
+                (.post, "/v1/games/1/rounds/1/scores", #"{"score":5,"key":"k","recording":{"game":"statue","duration":10,"levels":[],"accelerations":[{"t":"soon","x":0,"y":0,"z":9}],"calibration":{}}}"#, .badRequest, "wrongType"),
+                (.post, "/v1/invitations", #"{"invitees":["bob"],"key":""}"#, .badRequest, "invalidField"),
+                (.post, "/v1/encounters", #"{"sightings":[],"key":7}"#, .badRequest, "wrongType"),
+                (.put, "/v1/players/me/calibration", #"{"accelerometer":{"device":"d"}}"#, .badRequest, "missingField"),
+                (.put, "/v1/players/me/calibration", #"{"accelerometer":{"device":"d","rest_ms2":[0,0,9.8],"gravity_ms2":9.8,"gravity_offset_ms2":0,"noise_ms2":3}}"#, .unprocessableContent, "calibrationRefused"),
+                (.get, "/v1/players/me/calibration", nil, .notFound, "calibrationNotFound"),
                 (.get, "/v1/games/424242", nil, .notFound, "gameNotFound"),
                 (.post, "/v1/invitations/77/accept", nil, .notFound, "gameNotFound"),
                 (.get, "/v1/players/nobody/stats", nil, .notFound, "playerNotFound"),
@@ -82,6 +90,11 @@ import Testing
             let tooBig = try await client.call(.post, "/v1/invitations", token: alice.token, json: huge)
             #expect(tooBig.status == .contentTooLarge)
             #expect(errorCode(tooBig.body) == "bodyTooLarge")
+            let samples = String(repeating: #"{"t":1,"x":0,"y":0,"z":9.8},"#, count: 40_000)
+            let hugeRecording = #"{"score":1,"key":"k","recording":{"game":"statue","duration":10,"levels":[],"calibration":{},"accelerations":["# + samples + #"{"t":2,"x":0,"y":0,"z":9.8}]}}"#
+            let tooLong = try await client.call(.post, "/v1/games/1/rounds/1/scores", token: alice.token, json: hugeRecording)
+            #expect(tooLong.status == .contentTooLarge)
+            #expect(errorCode(tooLong.body) == "bodyTooLarge")
             let notImage = try await client.call(.put, "/v1/players/me/photo", token: alice.token, bytes: Array("<svg></svg>".utf8))
             #expect(notImage.status == .badRequest)
             #expect(errorCode(notImage.body) == "notAnImage")

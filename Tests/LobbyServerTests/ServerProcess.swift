@@ -20,11 +20,11 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server on `database` and waits until it listens.
-    init(database: String, folder: URL) throws {
+    init(database: String, folder: URL, arguments: [String] = []) throws {
         output = folder.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = try Self.executable()
-        process.arguments = ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"]
+        process.arguments = ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"] + arguments
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle

@@ -8,7 +8,8 @@ import Testing
 @testable import Lobby
 @testable import LobbyServer
 
-/// A lobby store in a temporary folder and the application over it.
+/// A lobby store in a temporary folder and the application over it. Rounds are Statue unless
+/// configured otherwise, so tests can record any score from 0 to 1000 (see `submitHonestly`).
 final class TestServer: Sendable {
     let store: LobbyStore
     let folder: URL
@@ -16,7 +17,7 @@ final class TestServer: Sendable {
     init(_ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var configuration = LobbyConfiguration(bcryptCost: 4)
+        var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
         configure(&configuration)
         store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration)
     }
@@ -67,6 +68,9 @@ extension TestClientProtocol {
         #expect(answer.status == .ok)
     }
 }
+
+/// A recording that is well formed JSON but no real round (for requests refused before verification).
+let emptyRecordingJSON = #"{"game":"statue","duration":10,"levels":[],"accelerations":[],"calibration":{}}"#
 
 func errorCode(_ body: [String: Any]) -> String? {
     (body["error"] as? [String: Any])?["code"] as? String

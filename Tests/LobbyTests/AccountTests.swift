@@ -15,14 +15,14 @@ import Testing
     @Test func allocatesDistinctBeaconsUnderConcurrentRegistrations() async throws {
         let lobby = try TestLobby()
         let store = lobby.store
-        let beacons = try await withThrowingTaskGroup(of: BeaconIdentity.self) { group in
+        let beacons = try await withThrowingTaskGroup(of: PlayerBeacon.self) { group in
             for i in 0..<40 {
                 group.addTask {
                     try await store.register(Registration(
                         username: "p\(i)xx", firstName: "P", lastName: "Q", email: "p\(i)@example.org", password: "password-123")).beacon
                 }
             }
-            return try await group.reduce(into: [BeaconIdentity]()) { $0.append($1) }
+            return try await group.reduce(into: [PlayerBeacon]()) { $0.append($1) }
         }
         #expect(Set(beacons).count == 40)
     }
@@ -109,12 +109,12 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
-        _ = try await lobby.store.submitScore(alice, game: game, round: 1, score: 10, key: "a1")
+        _ = try await lobby.submit(alice, game: game, round: 1, score: 10, key: "a1")
         try await lobby.store.deletePlayer(bob)
 
         await #expect(throws: LobbyError.badCredentials) { try await lobby.store.logIn(username: "bob", password: "password-123") }
-        _ = try await lobby.store.submitScore(alice, game: game, round: 2, score: 10, key: "a2")
-        _ = try await lobby.store.submitScore(alice, game: game, round: 3, score: 10, key: "a3")
+        _ = try await lobby.submit(alice, game: game, round: 2, score: 10, key: "a2")
+        _ = try await lobby.submit(alice, game: game, round: 3, score: 10, key: "a3")
         let view = try await lobby.store.game(alice, id: game)
         #expect(view.participants.contains(DeletedPlayer.name(id: bob)))
         #expect(!view.participants.contains("bob"))

@@ -31,13 +31,13 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player
         let receipt = try await lobby.store.recordEncounters(reporter: alice, [
-            Sighting(uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
-            Sighting(uuid: UUID(), major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
-            Sighting(uuid: bob.beacon.uuid, major: 999, minor: 999, distance: nil, at: lobby.clock.now()),
+            EncounterSighting(uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
+            EncounterSighting(uuid: UUID(), major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
+            EncounterSighting(uuid: bob.beacon.uuid, major: 999, minor: 999, distance: nil, at: lobby.clock.now()),
         ])
         #expect(receipt == EncounterReceipt(recorded: 1, ignored: 2))
         let bad = await #expect(throws: LobbyError.self) {
-            try await lobby.store.recordEncounters(reporter: alice, [Sighting(uuid: bob.beacon.uuid, major: 70000, minor: 0, distance: nil, at: Date())])
+            try await lobby.store.recordEncounters(reporter: alice, [EncounterSighting(uuid: bob.beacon.uuid, major: 70000, minor: 0, distance: nil, at: Date())])
         }
         #expect(bad?.message.hasPrefix("sightings[0].major") == true)
     }

@@ -54,12 +54,13 @@ import Testing
         for (index, date) in Self.dates.enumerated() {
             let players = Array(Self.awkward.prefix(index + 1))
             let rounds = (1...3).map { n in
-                Game.Round(
-                    n: n, game: ["shake", "scream", "statue"][n - 1],
+                LobbyGame.Round(
+                    n: n, game: ["shaker", "quickdraw", "statue"][n - 1], duration: [10, 8, 9.75][n - 1],
+                    signalTime: n == 2 ? [2.000001, 4.999999999, 3.1415926535897931][index % 3] : nil,
                     scores: Dictionary(uniqueKeysWithValues: players.enumerated().map { ($1, $0 * 100 - n) }),
                     winner: n == 2 ? nil : players.last)
             }
-            try expectSameJSON(Game(
+            try expectSameJSON(LobbyGame(
                 id: Int64(index), state: index.isMultiple(of: 2) ? .open : .finished, inviter: players[0], participants: players,
                 rounds: index == 0 ? [] : rounds, winner: index.isMultiple(of: 2) ? nil : players[0], createdAt: date,
                 finishedAt: index.isMultiple(of: 2) ? nil : date.addingTimeInterval(61.5)))
@@ -75,6 +76,12 @@ import Testing
             EventData(game: 9, winner: "quote\"back\\slash/"),
             EventData(player: "ctl\u{1}\n", persistent: true),
             EventData(player: "x", persistent: false),
+            EventData(game: 3, participants: ["alice", "quote\"", "é"], rounds: [
+                PlannedRound(n: 1, game: "quickdraw", duration: 8, signalTime: 2.718281828459045),
+                PlannedRound(n: 2, game: "statue", duration: 10),
+                PlannedRound(n: 3, game: "screamer", duration: 5.5, signalTime: 1e-7),
+            ]),
+            EventData(game: 4, participants: [], rounds: []),
         ]
         for payload in payloads {
             try expectSameJSON(payload)

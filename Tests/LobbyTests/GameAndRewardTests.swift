@@ -52,14 +52,14 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
-        #expect(try await lobby.store.submitScore(alice, game: game, round: 1, score: 7, key: "k").created)
-        #expect(try await !lobby.store.submitScore(alice, game: game, round: 1, score: 7, key: "k").created)
-        let error = await #expect(throws: LobbyError.self) { try await lobby.store.submitScore(alice, game: game, round: 1, score: 8, key: "other") }
+        #expect(try await lobby.submit(alice, game: game, round: 1, score: 7, key: "k").created)
+        #expect(try await !lobby.submit(alice, game: game, round: 1, score: 7, key: "k").created)
+        let error = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 1, score: 8, key: "other") }
         #expect(error?.code == "scoreAlreadySubmitted")
-        let missing = await #expect(throws: LobbyError.self) { try await lobby.store.submitScore(alice, game: game, round: 4, score: 8, key: "r4") }
+        let missing = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 4, score: 8, key: "r4") }
         #expect(missing?.code == "roundNotFound")
         let (carol, _) = try await lobby.player("carol")
-        let outsider = await #expect(throws: LobbyError.self) { try await lobby.store.submitScore(carol, game: game, round: 1, score: 8, key: "c") }
+        let outsider = await #expect(throws: LobbyError.self) { try await lobby.submit(carol, game: game, round: 1, score: 8, key: "c") }
         #expect(outsider?.kind == .forbidden)
     }
 
@@ -68,13 +68,13 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
-        _ = try await lobby.store.submitScore(alice, game: game, round: 1, score: 1, key: "k\(alice)-0")
+        _ = try await lobby.submit(alice, game: game, round: 1, score: 1, key: "k\(alice)-0")
         #expect(try await lobby.store.game(alice, id: game).state == .open)
         let finished = try await lobby.play(game, [alice: [1, 9, 9], bob: [5, 1, 1]])
         #expect(finished.state == .finished)
         #expect(finished.winner == "alice")
         #expect(finished.rounds.map(\.winner) == ["bob", "alice", "alice"])
-        let late = await #expect(throws: LobbyError.self) { try await lobby.store.submitScore(alice, game: game, round: 2, score: 1, key: "late") }
+        let late = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 2, score: 1, key: "late") }
         #expect(late?.code == "scoreAlreadySubmitted")
     }
 

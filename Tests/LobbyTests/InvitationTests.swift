@@ -107,7 +107,9 @@ import Testing
         #expect(game.participants == ["alice", "bob"])
         #expect(game.rounds.count == 3)
         #expect(game.rounds.allSatisfy { lobby.store.configuration.enabledMinigames.contains($0.game) })
-        let again = await #expect(throws: LobbyError.self) { try await lobby.store.accept(bob, invitation: invitation.id) }
+        // Answering again the same way is a retry, answered; the other answer is refused.
+        #expect(try await lobby.store.accept(bob, invitation: invitation.id).state == .open)
+        let again = await #expect(throws: LobbyError.self) { try await lobby.store.decline(bob, invitation: invitation.id) }
         #expect(again?.code == "invitationClosed")
         let stranger = await #expect(throws: LobbyError.self) { try await lobby.store.accept(alice, invitation: invitation.id) }
         #expect(stranger?.kind == .forbidden)

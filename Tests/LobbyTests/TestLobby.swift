@@ -1,9 +1,14 @@
 import Foundation
-import Lobby
+import Minigames
+import Sensors
+import Testing
+@testable import Lobby
 
-/// A store in its own temporary folder with a manual clock and cheap password hashing.
+/// A store in its own temporary folder with a manual clock and cheap password hashing. Rounds are
+/// Statue unless configured otherwise: a Statue recording can give any score from 0 to 1000, so
+/// the rules can be tested on chosen scores.
 final class TestLobby {
-    var beacons: [String: BeaconIdentity] = [:]
+    var beacons: [String: PlayerBeacon] = [:]
     let store: LobbyStore
     let clock: ManualClock
     let folder: URL
@@ -11,10 +16,27 @@ final class TestLobby {
     init(_ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var configuration = LobbyConfiguration(bcryptCost: 4)
+        var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
         configure(&configuration)
         clock = ManualClock()
         store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, clock: clock)
+    }
+
+    var path: String { folder.appendingPathComponent("lobby.sqlite").path }
+
+    /// A recording of round `n` of `game`, on the plan the lobby drew for it, that scores exactly
+    /// `score` under `calibration` (a Statue round of 10 s when the game has no such round).
+    func recording(game: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) throws -> RoundRecording {
+        let round = try store.database.read { db in try Query.round(db, game: game, n: n) }
+        let recording = SyntheticRecording.scoring(
+            score, game: round?.minigame ?? "statue", duration: round?.duration ?? 10, signalTime: round?.signalTime, calibration: calibration)
+        return try #require(recording, "no recording of \(round?.minigame ?? "statue") scores \(score)")
+    }
+
+    /// Submits `score` for round `n` with a recording that gives it.
+    @discardableResult
+    func submit(_ player: Int64, game: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
+        try await store.submitScore(player, game: game, round: n, score: score, key: key, recording: try recording(game: game, round: n, score: score))
     }
 
     /// Registers `username` and returns its id and beacon.
@@ -38,11 +60,11 @@ final class TestLobby {
     func see(_ observer: Int64, _ seenName: String) async throws {
         let seen = try await beacon(of: seenName)
         _ = try await store.recordEncounters(reporter: observer, [
-            Sighting(uuid: seen.uuid, major: seen.major, minor: seen.minor, distance: 1, at: clock.now()),
+            EncounterSighting(uuid: seen.uuid, major: seen.major, minor: seen.minor, distance: 1, at: clock.now()),
         ])
     }
 
-    func beacon(of username: String) async throws -> BeaconIdentity {
+    func beacon(of username: String) async throws -> PlayerBeacon {
         beacons[username]!
     }
 
@@ -55,10 +77,10 @@ final class TestLobby {
     }
 
     /// Plays every round with the given scores per player id (same score each round).
-    func play(_ game: Int64, _ scores: [Int64: [Int]]) async throws -> Game {
+    func play(_ game: Int64, _ scores: [Int64: [Int]]) async throws -> LobbyGame {
         for (player, perRound) in scores {
             for (index, score) in perRound.enumerated() {
-                _ = try await store.submitScore(player, game: game, round: index + 1, score: score, key: "k\(player)-\(index)").game
+                try await submit(player, game: game, round: index + 1, score: score, key: "k\(player)-\(index)")
             }
         }
         return try await store.game(scores.keys.first!, id: game)

@@ -32,3 +32,10 @@ public struct ExcludedInvitee: Codable, Sendable, Hashable {
         self.reason = reason
     }
 }
+
+/// The answer to an invitation request.
+public struct InvitationReceipt: Sendable {
+    public var invitation: Invitation
+    /// False when the request repeated an earlier one with the same key: nothing was created.
+    public var created: Bool
+}

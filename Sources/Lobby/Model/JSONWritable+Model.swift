@@ -61,7 +61,7 @@ extension ExcludedInvitee: JSONWritable {
     }
 }
 
-extension Game: JSONWritable {
+extension LobbyGame: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
             json.member("createdAt", createdAt)
@@ -78,13 +78,26 @@ extension Game: JSONWritable {
     }
 }
 
-extension Game.Round: JSONWritable {
+extension LobbyGame.Round: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
+            json.member("duration", duration)
             json.member("game", game)
             json.member("n", n)
             json.member("scores", scores)
+            json.member("signalTime", signalTime)
             json.member("winner", winner)
+        }
+    }
+}
+
+extension PlannedRound: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("duration", duration)
+            json.member("game", game)
+            json.member("n", n)
+            json.member("signalTime", signalTime)
         }
     }
 }
@@ -93,10 +106,18 @@ extension EventData: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
             json.member("game", game)
+            if let participants {
+                json.key("participants")
+                json.array(participants) { json, name in json.string(name) }
+            }
             json.member("persistent", persistent)
             json.member("player", player)
             json.member("response", response)
             json.member("round", round)
+            if let rounds {
+                json.key("rounds")
+                json.array(rounds)
+            }
             json.member("scores", scores)
             json.member("winner", winner)
         }

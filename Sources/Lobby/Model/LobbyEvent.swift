@@ -3,9 +3,17 @@ import Foundation
 /// Something that happened to a player, in the order it happened. `cursor` increases; read the
 /// feed after the last cursor seen to catch up.
 public struct LobbyEvent: Codable, Sendable, Equatable {
-    /// What happened.
+    /// What happened. The data each kind carries:
+    /// - `invitationReceived`: `game`, `player` (the inviter);
+    /// - `invitationAnswered` (to the inviter): `game`, `player` (the invitee), `response`;
+    /// - `invitationExpired` (to an invitee who did not answer in time): `game`;
+    /// - `gameStarted`: `game`, `participants`, `rounds` (minigame, duration, signal time);
+    /// - `gameCancelled`: `game`;
+    /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
+    /// - `gameFinished`: `game`, `winner` (nil on a draw);
+    /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`.
     public enum Kind: String, Codable, Sendable {
-        case invitationReceived, invitationAnswered, gameStarted, gameCancelled
+        case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
         case roundFinished, gameFinished, unlocked, unlockLost
     }
 
@@ -25,10 +33,15 @@ public struct EventData: Codable, Sendable, Equatable {
     public var scores: [String: Int]?
     public var winner: String?
     public var persistent: Bool?
+    /// The players of a game that starts, in the game's order.
+    public var participants: [String]?
+    /// The rounds of a game that starts, with the plan each is played on.
+    public var rounds: [PlannedRound]?
 
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
-        scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil
+        scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil
     ) {
         self.game = game
         self.player = player
@@ -37,5 +50,7 @@ public struct EventData: Codable, Sendable, Equatable {
         self.scores = scores
         self.winner = winner
         self.persistent = persistent
+        self.participants = participants
+        self.rounds = rounds
     }
 }

@@ -6,7 +6,7 @@ public struct Player: Codable, Sendable, Equatable {
     public var firstName: String
     public var lastName: String
     public var email: String
-    public var beacon: BeaconIdentity
+    public var beacon: PlayerBeacon
     /// Path of the photo (relative to the API root), nil without one.
     public var photoURL: String?
     public var createdAt: Date

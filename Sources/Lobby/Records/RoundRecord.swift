@@ -1,27 +1,37 @@
 import GRDB
 
-/// A row of `round`: round `n` (from 1) of a game and the minigame everyone plays in it.
+/// A row of `round`: round `n` (from 1) of a game, the minigame everyone plays in it (a
+/// ``Minigames/MinigameCatalog`` name) and the plan the lobby drew for it: how long it lasts and,
+/// for Quickdraw, when the signal comes. Agents play exactly this plan; scores are verified on it.
 struct RoundRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "round"
     var gameId: Int64
     var n: Int
     var minigame: String
+    /// Seconds the round lasts.
+    var duration: Double
+    /// Seconds from the start of the round to the signal, for games with one.
+    var signalTime: Double?
 }
 
 extension RoundRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "gameId, n, minigame"
+    static let columns = "gameId, n, minigame, duration, signalTime"
 
     init(row: Row) throws {
         gameId = row[0]
         n = row[1]
         minigame = row[2]
+        duration = row[3]
+        signalTime = row[4]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
         container["gameId"] = gameId
         container["n"] = n
         container["minigame"] = minigame
+        container["duration"] = duration
+        container["signalTime"] = signalTime
     }
 }

@@ -35,7 +35,8 @@ extension MembershipRecord {
 
 extension RoundRecord {
     func insertRow(_ db: Database) throws {
-        try db.cached("INSERT INTO round (gameId, n, minigame) VALUES (?, ?, ?)").execute(arguments: [gameId, n, minigame])
+        try db.cached("INSERT INTO round (gameId, n, minigame, duration, signalTime) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [gameId, n, minigame, duration, signalTime])
     }
 }
 

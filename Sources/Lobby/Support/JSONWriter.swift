@@ -68,6 +68,7 @@ public struct JSONWriter {
     public mutating func member(_ name: StaticString, _ value: Int?) { if let value { member(name, value) } }
     public mutating func member(_ name: StaticString, _ value: Bool?) { if let value { member(name, value) } }
     public mutating func member(_ name: StaticString, _ value: Date?) { if let value { member(name, value) } }
+    public mutating func member(_ name: StaticString, _ value: Double?) { if let value { member(name, value) } }
     public mutating func member<R: RawRepresentable<String>>(_ name: StaticString, _ value: R?) {
         if let value { member(name, value) }
     }

@@ -111,6 +111,63 @@ enum LobbyMigrations {
             }
             try db.create(index: "event_player", on: "event", columns: ["playerId", "id"])
         }
+        // Rounds carry the plan the lobby issued (duration, Quickdraw's signal) and are named as the
+        // Minigames catalog names them; scores keep the recording they were verified on; devices'
+        // calibrations; idempotency keys of invitations and encounter reports.
+        migrator.registerMigration("v2: round plans, recordings, calibrations, request keys") { db in
+            // SQLite cannot add a NOT NULL column without a default, so `round` is rebuilt (the
+            // documented way: new table, copy, drop, rename; foreign keys are checked at the end).
+            // v1's minigame names become the catalog's: shake → shaker, shout → screamer, tilt →
+            // statue (holding a pose). The durations are the games' as of this migration.
+            try db.execute(sql: """
+                CREATE TABLE round_v2 (
+                    gameId INTEGER NOT NULL REFERENCES game(id),
+                    n INTEGER NOT NULL CHECK (n >= 1),
+                    minigame TEXT NOT NULL,
+                    duration REAL NOT NULL CHECK (duration > 0),
+                    signalTime REAL CHECK (signalTime IS NULL OR (signalTime >= 0 AND signalTime <= duration)),
+                    PRIMARY KEY (gameId, n));
+                INSERT INTO round_v2 (gameId, n, minigame, duration, signalTime)
+                    SELECT gameId, n, name,
+                        CASE name WHEN 'screamer' THEN 5.0 WHEN 'quickdraw' THEN 8.0 ELSE 10.0 END,
+                        CASE name WHEN 'quickdraw' THEN 2.0 + ((random() & 4194303) % 3000001) / 1000000.0 END
+                    FROM (SELECT gameId, n, CASE minigame WHEN 'shake' THEN 'shaker' WHEN 'shout' THEN 'screamer'
+                        WHEN 'tilt' THEN 'statue' ELSE minigame END AS name FROM round);
+                DROP TABLE round;
+                ALTER TABLE round_v2 RENAME TO round;
+                """)
+            try db.create(table: "recording") { t in
+                t.column("gameId", .integer).notNull()
+                t.column("n", .integer).notNull()
+                t.column("playerId", .integer).notNull()
+                t.column("json", .text).notNull()
+                t.primaryKey(["gameId", "n", "playerId"])
+                t.foreignKey(["gameId", "n", "playerId"], references: "score")
+            }
+            try db.create(table: "calibration") { t in
+                t.primaryKey("playerId", .integer).references("player")
+                t.column("json", .text).notNull()
+                t.column("updatedAt", .double).notNull()
+            }
+            try db.create(table: "invitationKey") { t in
+                t.column("inviterId", .integer).notNull().references("player")
+                t.column("key", .text).notNull().check(sql: "length(key) BETWEEN 1 AND 128")
+                t.column("gameId", .integer).notNull().references("game")
+                t.column("excluded", .text).notNull()
+                t.column("createdAt", .double).notNull()
+                t.primaryKey(["inviterId", "key"])
+            }
+            try db.create(index: "invitationKey_age", on: "invitationKey", columns: ["createdAt"])
+            try db.create(table: "encounterReport") { t in
+                t.column("reporterId", .integer).notNull().references("player")
+                t.column("key", .text).notNull().check(sql: "length(key) BETWEEN 1 AND 128")
+                t.column("recorded", .integer).notNull().check(sql: "recorded >= 0")
+                t.column("ignored", .integer).notNull().check(sql: "ignored >= 0")
+                t.column("createdAt", .double).notNull()
+                t.primaryKey(["reporterId", "key"])
+            }
+            try db.create(index: "encounterReport_age", on: "encounterReport", columns: ["createdAt"])
+        }
         return migrator
     }
 }

@@ -35,6 +35,10 @@ enum Query {
         try RoundRecord.fetchAll(db.cached("SELECT * FROM round WHERE gameId = ? ORDER BY n"), arguments: [game])
     }
 
+    static func round(_ db: Database, game: Int64, n: Int) throws -> RoundRecord? {
+        try RoundRecord.fetchOne(db.cached("SELECT * FROM round WHERE gameId = ? AND n = ?"), arguments: [game, n])
+    }
+
     static func scores(_ db: Database, game: Int64) throws -> [ScoreRecord] {
         try ScoreRecord.fetchAll(db.cached("SELECT * FROM score WHERE gameId = ?"), arguments: [game])
     }

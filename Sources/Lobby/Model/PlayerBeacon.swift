@@ -1,7 +1,7 @@
 import Foundation
 
 /// An iBeacon identity: the deployment's proximity UUID and a player's major/minor.
-public struct BeaconIdentity: Codable, Sendable, Hashable {
+public struct PlayerBeacon: Codable, Sendable, Hashable {
     public var uuid: UUID
     public var major: Int
     public var minor: Int

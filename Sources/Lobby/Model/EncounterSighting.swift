@@ -1,7 +1,7 @@
 import Foundation
 
 /// One beacon identity an agent saw, with its estimated distance in metres.
-public struct Sighting: Codable, Sendable {
+public struct EncounterSighting: Codable, Sendable {
     public var uuid: UUID
     public var major: Int
     public var minor: Int

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HummingbirdBcrypt
+import Minigames
 
 /// Fills a store with synthetic players, sessions, unlocks, pending invitations and open games for
 /// a load test, respecting every rule (limits, one open game per pair), and returns the plan of
@@ -15,23 +16,27 @@ public struct LobbySeeder: Sendable {
         public var invites: [(Int, Int)] = []
         /// (invitee, invitation id, accept?).
         public var answers: [(Int, Int64, Bool)] = []
-        /// (player, game id, round, score, key).
+        /// (player, game id, round, recording index, key).
         public var scores: [(Int, Int64, Int, Int, String)] = []
+        /// Recordings of Screamer rounds the lobby verifies, with the score each gives (as JSON
+        /// without spaces): the score games' rounds are all Screamer rounds of 5 s.
+        public var recordings: [(score: Int, json: String)] = []
         /// (viewer, target) player indexes; the viewer has unlocked the target.
         public var stats: [(Int, Int)] = []
 
         /// The plan as text, one item a line, indexes 1-based (read by Benchmarks/lobby-load.lua):
         /// `T token`, `U username`, `B uuid/major/minor` (one each per player, in order), then
-        /// `I inviter invitee`, `A invitee invitation accept|decline`, `S player game round score key`,
-        /// `V viewer target`.
+        /// `R score recording-json`, `I inviter invitee`, `A invitee invitation accept|decline`,
+        /// `S player game round recording key` (the recording by its `R` line), `V viewer target`.
         public func text() -> String {
             var lines: [String] = []
             lines += tokens.map { "T \($0)" }
             lines += usernames.map { "U \($0)" }
             lines += beacons.map { "B \($0)" }
+            lines += recordings.map { "R \($0.score) \($0.json)" }
             lines += invites.map { "I \($0.0 + 1) \($0.1 + 1)" }
             lines += answers.map { "A \($0.0 + 1) \($0.1) \($0.2 ? "accept" : "decline")" }
-            lines += scores.map { "S \($0.0 + 1) \($0.1) \($0.2) \($0.3) \($0.4)" }
+            lines += scores.map { "S \($0.0 + 1) \($0.1) \($0.2) \($0.3 + 1) \($0.4)" }
             lines += stats.map { "V \($0.0 + 1) \($0.1 + 1)" }
             return lines.joined(separator: "\n") + "\n"
         }
@@ -52,9 +57,19 @@ public struct LobbySeeder: Sendable {
         let total = 2 * (inviters + invitees) + scorers
         let hash = Bcrypt.hash("seeded-password", cost: 4)
         let uuid = configuration.deploymentUUID.uuidString
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let recordings = try [0, 120, 250, 380, 500, 640, 777, 910, 1000].compactMap { score -> (score: Int, json: String)? in
+            guard let recording = SyntheticRecording.scoring(score, game: "screamer", duration: Self.scoredRound.duration) else { return nil }
+            return (score, String(decoding: try encoder.encode(recording), as: UTF8.self))
+        }
+        guard !recordings.isEmpty else {
+            throw LobbyError(.conflict, "noRecordings", "No Screamer recording could be made for the seeded scores.")
+        }
         return try await store.write { context in
             let db = context.db
             var plan = Plan()
+            plan.recordings = recordings
             var ids: [Int64] = []
             let start = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
             for i in 0..<total {
@@ -106,13 +121,17 @@ public struct LobbySeeder: Sendable {
                 for (p, player) in players.enumerated() {
                     for n in 1...configuration.roundsPerGame {
                         let k = (g * 2 + p) * configuration.roundsPerGame + n
-                        plan.scores.append((player, gameId, n, (k * 7919) % 1000, "seed-\(gameId)-\(p)-\(n)"))
+                        plan.scores.append((player, gameId, n, (k * 7919) % recordings.count, "seed-\(gameId)-\(p)-\(n)"))
                     }
                 }
             }
             return plan
         }
     }
+
+    /// The minigame of the rounds scored during a load run: Screamer's recordings are the
+    /// smallest (100 windows, about 6 KB of JSON).
+    static let scoredRound = Screamer()
 
     private func insertGame(
         _ db: Database, _ now: Date, _ configuration: LobbyConfiguration, _ players: [Int64], state: GameState
@@ -127,8 +146,12 @@ public struct LobbySeeder: Sendable {
                 gameId: game.id!, playerId: player, role: .invitee, response: state == .open ? .accepted : .pending,
                 respondedAt: state == .open ? now : nil).insert(db)
         }
-        for n in 1...configuration.roundsPerGame {
-            try RoundRecord(gameId: game.id!, n: n, minigame: configuration.enabledMinigames.randomElement() ?? "shake").insert(db)
+        if state == .open {
+            for n in 1...max(1, configuration.roundsPerGame) {
+                try RoundRecord(gameId: game.id!, n: n, minigame: Self.scoredRound.name, duration: Self.scoredRound.duration).insertRow(db)
+            }
+        } else {
+            try store.drawRounds(db, gameId: game.id!)
         }
         return game.id!
     }

@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import Minigames
+import Sensors
+
+extension LobbyStore {
+    /// Records the player's score for round `n`, once the lobby has verified it on the round's
+    /// recording. Submitting again with the same key is answered as the first time (not an error,
+    /// and without verifying again); with another key it is refused. When the last score of the
+    /// last round arrives, the game is evaluated and its rewards applied in the same transaction.
+    ///
+    /// The recording is verified on the lobby's terms, not the client's: its calibration is
+    /// replaced by the one the player stored (``setCalibration(_:_:)``), or by an empty one (each
+    /// game's uncalibrated defaults) when none is stored; its duration and signal time by the
+    /// round's plan. Its game must be the round's minigame. Then ``ScoreVerifier`` checks that real
+    /// sensors could have produced it and that it gives exactly the claimed score. A refusal is a
+    /// `refused` error whose message says why. The recording is kept, as verified, with the score.
+    public func submitScore(
+        _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, recording: RoundRecording
+    ) async throws -> ScoreReceipt {
+        guard (0...Self.maximumScore).contains(score) else {
+            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
+        }
+        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+        // What to verify against, read without holding the writer: verification is CPU work.
+        let check = try await read { db, _ in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) }
+        let round: RoundRecord, calibration: SensorCalibration?
+        switch check {
+        case .repeated(let receipt): return receipt
+        case .open(let planned, let stored): (round, calibration) = (planned, stored)
+        }
+        let verified = try verify(score, recording, round: round, calibration: calibration, game: id)
+        let json = String(decoding: try Self.recordingEncoder.encode(verified.recording), as: UTF8.self)
+        return try await write { context in
+            let db = context.db
+            // Checked again inside the transaction: a retry may have raced this request.
+            if case .repeated(let receipt) = try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) {
+                return receipt
+            }
+            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: verified.score, key: key, submittedAt: context.now).insertRow(db)
+            try db.cached("INSERT INTO recording (gameId, n, playerId, json) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [id, n, playerId, json])
+            try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
+            return ScoreReceipt(game: try self.gameView(db, gameId: id), created: true)
+        }
+    }
+
+    /// The recording a stored score was verified on (calibration and plan as the lobby set them).
+    public func recording(_ playerId: Int64, game id: Int64, round n: Int) async throws -> RoundRecording? {
+        let json = try await read { db, _ in
+            try String.fetchOne(db.cached("SELECT json FROM recording WHERE gameId = ? AND n = ? AND playerId = ?"),
+                                arguments: [id, n, playerId])
+        }
+        return try json.map { try JSONDecoder().decode(RoundRecording.self, from: Data($0.utf8)) }
+    }
+
+    private enum ScoreCheck: Sendable {
+        /// The same key and score were already recorded: answer as the first time.
+        case repeated(ScoreReceipt)
+        /// A score may be recorded in this round, once verified with this calibration.
+        case open(RoundRecord, SensorCalibration?)
+    }
+
+    private func checkScore(_ db: Database, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String) throws -> ScoreCheck {
+        guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
+        guard let membership = try Query.membership(db, game: id, player: playerId), membership.response == .accepted else {
+            throw LobbyError(.forbidden, "notYourGame", "You do not take part in game \(id), so you cannot score in it.")
+        }
+        if let existing = try Query.score(db, game: id, round: n, player: playerId) {
+            guard existing.key == key, existing.score == score else {
+                throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                    "You already submitted a score for round \(n) of game \(id); a round is played once.")
+            }
+            return .repeated(ScoreReceipt(game: try gameView(db, gameId: id), created: false))
+        }
+        guard game.state == .open else {
+            throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
+        }
+        guard let round = try Query.round(db, game: id, n: n) else {
+            throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
+        }
+        return .open(round, try storedCalibration(db, playerId: playerId))
+    }
+
+    /// The recording with the lobby's calibration and plan, and the score it gives; a `refused`
+    /// error when the claim does not stand.
+    private func verify(
+        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, game id: Int64
+    ) throws -> (recording: RoundRecording, score: Int) {
+        guard recording.game == round.minigame else {
+            throw LobbyError(.refused, "scoreRefused",
+                "The recording is of \(recording.game.debugDescription), but round \(round.n) of game \(id) is \(round.minigame).")
+        }
+        var verified = recording
+        verified.calibration = calibration ?? SensorCalibration()
+        verified.duration = round.duration
+        verified.signalTime = round.signalTime
+        do {
+            let score = try ScoreVerifier().verify(claimedScore: claimed, recording: verified)
+            return (verified, score.score)
+        } catch {
+            let reason = String(describing: error)
+            logger.info("Score refused in round \(round.n) of game \(id): \(reason)")
+            throw LobbyError(.refused, "scoreRefused", reason)
+        }
+    }
+
+    /// Recordings and calibrations as stored: the Minigames coding keys, sorted.
+    static let recordingEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+}
+
+extension LobbyStore {
+    /// Stores the calibration of the player's device, which the lobby then uses to verify its
+    /// scores. Refused (`refused`, with the reason) when no device at rest in a quiet room gives it,
+    /// by the same bounds ``ScoreVerifier`` holds calibrations to.
+    @discardableResult
+    public func setCalibration(_ playerId: Int64, _ calibration: SensorCalibration) async throws -> SensorCalibration {
+        do {
+            try ScoreVerifier().checkCalibration(calibration)
+        } catch {
+            throw LobbyError(.refused, "calibrationRefused", String(describing: error))
+        }
+        let json = String(decoding: try Self.recordingEncoder.encode(calibration), as: UTF8.self)
+        try await write { context in
+            _ = try self.livePlayer(context.db, id: playerId)
+            try context.db.execute(sql: """
+                INSERT INTO calibration (playerId, json, updatedAt) VALUES (?, ?, ?)
+                ON CONFLICT (playerId) DO UPDATE SET json = excluded.json, updatedAt = excluded.updatedAt
+                """, arguments: [playerId, json, context.now.unixTime])
+        }
+        return calibration
+    }
+
+    /// The calibration the player stored; `notFound` when it stored none.
+    public func calibration(_ playerId: Int64) async throws -> SensorCalibration {
+        let stored = try await read { db, _ in try self.storedCalibration(db, playerId: playerId) }
+        guard let stored else {
+            throw LobbyError(.notFound, "calibrationNotFound",
+                "No calibration is stored for your device: measure one with `nearplay calibrate sensors` and send it with PUT /v1/players/me/calibration.")
+        }
+        return stored
+    }
+
+    func storedCalibration(_ db: Database, playerId: Int64) throws -> SensorCalibration? {
+        guard let json = try String.fetchOne(db.cached("SELECT json FROM calibration WHERE playerId = ?"), arguments: [playerId]) else {
+            return nil
+        }
+        return try JSONDecoder().decode(SensorCalibration.self, from: Data(json.utf8))
+    }
+
+    /// Forgets the idempotency keys of invitations and encounter reports older than
+    /// ``LobbyConfiguration/requestKeyLifetime``.
+    public func pruneRequestKeys() async throws {
+        let lifetime = configuration.requestKeyLifetime
+        try await write { context in
+            let before = context.now.addingTimeInterval(-lifetime).unixTime
+            try context.db.execute(sql: "DELETE FROM invitationKey WHERE createdAt < ?", arguments: [before])
+            try context.db.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
+        }
+    }
+}
