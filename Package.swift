@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient",
+                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

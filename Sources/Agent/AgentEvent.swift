@@ -13,6 +13,8 @@ public struct AgentEvent: Codable, Sendable, Equatable {
         case playerGone = "player_gone"
         case invitationReceived = "invitation_received"
         case invitationAnswered = "invitation_answered"
+        /// An invitation to us ran out before we answered.
+        case invitationExpired = "invitation_expired"
         case gameStarted = "game_started"
         case gameCancelled = "game_cancelled"
         /// This device played a round and queued its score.
@@ -131,6 +133,7 @@ public struct AgentEvent: Codable, Sendable, Equatable {
         case .playerGone: return "\(who) is gone"
         case .invitationReceived: return "\(who) invites you to game \(game.map(String.init) ?? "?")"
         case .invitationAnswered: return "\(who) \(response ?? "answered") game \(game.map(String.init) ?? "?")"
+        case .invitationExpired: return "the invitation to game \(game.map(String.init) ?? "?") expired"
         case .gameStarted: return "game \(game.map(String.init) ?? "?") started" + (message.map { ": \($0)" } ?? "")
         case .gameCancelled: return "game \(game.map(String.init) ?? "?") was cancelled"
         case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of game \(game.map(String.init) ?? "?"): \(score ?? 0) points"

@@ -1,6 +1,7 @@
 import Foundation
 import LobbyClient
 import Logging
+import Minigames
 
 /// A round as the lobby planned it.
 public struct RoundPlanned: Sendable, Equatable {
@@ -13,13 +14,12 @@ public struct RoundPlanned: Sendable, Equatable {
     public var signalTime: Double?
 }
 
-/// A round played: the claimed score and the recording it came from (JSON of `RoundRecording`),
-/// which the lobby verifies.
+/// A round played: the claimed score and the recording it came from, which the lobby verifies.
 public struct PlayedRound: Sendable, Equatable {
     public var score: Int
-    public var recording: Data
+    public var recording: RoundRecording
 
-    public init(score: Int, recording: Data) {
+    public init(score: Int, recording: RoundRecording) {
         self.score = score
         self.recording = recording
     }

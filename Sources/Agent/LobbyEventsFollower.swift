@@ -73,8 +73,12 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.invitationReceived, time: event.at, player: data.player, game: data.game))
         case "invitationAnswered":
             events.publish(AgentEvent(.invitationAnswered, time: event.at, player: data.player, game: data.game, response: data.response))
+        case "invitationExpired":
+            events.publish(AgentEvent(.invitationExpired, time: event.at, game: data.game))
         case "gameStarted":
-            events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game))
+            let plan = [data.participants.map { $0.joined(separator: " vs ") },
+                        data.rounds.map { $0.sorted { $0.n < $1.n }.map(\.game).joined(separator: ", ") }].compactMap { $0 }
+            events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game, message: plan.isEmpty ? nil : plan.joined(separator: ": ")))
             if let game = data.game {
                 let start = onGameStarted
                 Task { await start(game) }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LobbyClient
 import Logging
+import Minigames
 
 /// An operation for the lobby that must arrive exactly once, even across lobby outages and
 /// agent crashes.
@@ -9,8 +10,8 @@ public enum OutgoingOperation: Codable, Sendable {
     case encounters([EncounterSighting])
     case invite([String])
     case answer(invitation: Int64, accept: Bool)
-    /// A round's score with its recording (JSON of `RoundRecording`), which the lobby verifies.
-    case score(game: Int64, round: Int, score: Int, recording: Data)
+    /// A round's score with its recording, which the lobby verifies.
+    case score(game: Int64, round: Int, score: Int, recording: RoundRecording)
     case block(String)
 
     /// The word stored with the row and shown in events.
@@ -47,7 +48,8 @@ public enum OutboxOutcome: Sendable, Equatable {
 /// agent's store, so a SIGKILL after that loses nothing; the sender delivers operations in the
 /// order queued, each with its row's idempotency key, so a retry after a lost answer cannot
 /// apply it twice. A transport failure is retried with backoff (0.25 s doubling to 8 s); an
-/// answer the lobby refuses (4xx) drops the operation and says why.
+/// answer the lobby refuses (4xx) drops the operation and says why. Accepting or declining
+/// again is harmless (the lobby answers a repeated answer with 200), and so is a repeated block.
 public actor Outbox {
     private let store: AgentStore
     private let lobby: LobbyClient
@@ -199,13 +201,13 @@ public actor Outbox {
         encoder.dateEncodingStrategy = .iso8601
         switch operation {
         case .encounters(let sightings):
-            return try encoder.encode(try await lobby.reportEncounters(sightings))
+            return try encoder.encode(try await lobby.reportEncounters(sightings, key: key))
         case .invite(let players):
-            return try encoder.encode(try await lobby.invite(players))
+            return try encoder.encode(try await lobby.invite(players, key: key))
         case .answer(let id, let accept):
             return try encoder.encode(accept ? try await lobby.accept(invitation: id) : try await lobby.decline(invitation: id))
-        case .score(let game, let round, let score, _):
-            return try encoder.encode(try await lobby.submitScore(game: game, round: round, score: score, key: key))
+        case .score(let game, let round, let score, let recording):
+            return try encoder.encode(try await lobby.submitScore(game: game, round: round, score: score, recording: recording, key: key))
         case .block(let player):
             try await lobby.block(player)
             return Data("{}".utf8)
