@@ -28,12 +28,15 @@ let package = Package(
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        // sensors → games: the samples and the scoring are pure (the lobby verifies rounds with
+        // them); only `Sensors` links ALSA.
+        .target(name: "SensorSamples"),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "Sensors",
-            dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SensorSamples", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Minigames", dependencies: ["Sensors"]),
+        .target(name: "Minigames", dependencies: ["SensorSamples"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
@@ -126,8 +129,8 @@ let package = Package(
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
-        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
         .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
     ]
 )
