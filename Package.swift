@@ -28,8 +28,8 @@ let package = Package(
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
-        // sensors → games: the samples and the scoring are pure (the lobby verifies rounds with
-        // them); only `Sensors` links ALSA.
+        // sensors → games → rounds: the samples and the scoring are pure (the lobby verifies
+        // rounds with them); only `Sensors` links ALSA.
         .target(name: "SensorSamples"),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
@@ -37,6 +37,10 @@ let package = Package(
             dependencies: ["SensorSamples", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Minigames", dependencies: ["SensorSamples"]),
+        .target(
+            name: "Rounds",
+            dependencies: ["Sensors", "Minigames", .product(name: "Logging", package: "swift-log")]
+        ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
@@ -97,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,6 +135,7 @@ let package = Package(
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
-        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),
+        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
     ]
 )
