@@ -188,7 +188,8 @@ public struct RoundRunner: Sendable {
         await stream.stopAndWait()
         try Task.checkCancellation()
         try result.get()
-        if let last = elements.last?[keyPath: time], plan.duration - last > progressInterval * 2 {
+        // A round the samples do not cover to its end is one the score verifier refuses.
+        if let last = elements.last?[keyPath: time], plan.duration - last > ScoreVerifier().maximumGap {
             logger.warning("The recording ends before the round does", metadata: [
                 "source": "\(source)", "ends_s": "\(last)", "round_s": "\(plan.duration)",
             ])
