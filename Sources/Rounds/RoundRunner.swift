@@ -24,8 +24,14 @@ public struct RoundRunner: Sendable {
     }
 
     /// Finds the sensors a round of `game` reads, without starting them; throws, naming the
-    /// sensor, when one is missing. A microphone PCM is opened and closed once to check it.
+    /// sensor, when one is missing, or the field when the setup is not valid. A microphone PCM
+    /// is opened and closed once to check it.
     public func inputs(for game: any Minigame) throws(RoundError) -> RoundInputs {
+        do {
+            try sensors.validate()
+        } catch {
+            throw .invalidSetup(error)
+        }
         let fromRecordings = (!game.sensors.contains(.accelerometer) || sensors.accelFile != nil)
             && (!game.sensors.contains(.microphone) || sensors.audioFile != nil)
         var inputs = RoundInputs(fromRecordings: fromRecordings)
@@ -256,6 +262,8 @@ public enum RoundError: Error, Sendable, CustomStringConvertible {
     case sensorUnavailable(game: String, sensor: SensorKind, cause: SensorError)
     /// The plan (or the inputs given with it) cannot be played.
     case invalidPlan(game: String, reason: String)
+    /// The sensor setup has a field whose value cannot work.
+    case invalidSetup(SensorSetupError)
 
     public var description: String {
         switch self {
@@ -263,6 +271,8 @@ public enum RoundError: Error, Sendable, CustomStringConvertible {
             "A \(game) round needs the \(sensor.rawValue), and it is not there: \(cause)"
         case .invalidPlan(let game, let reason):
             "This \(game) round cannot be played: \(reason)."
+        case .invalidSetup(let error):
+            error.description
         }
     }
 }

@@ -108,6 +108,21 @@ struct LiveRoundTests {
         #expect(error?.description.contains("There is no recording at \(path)") == true)
     }
 
+    @Test func aSetupThatCannotWorkIsRefusedNamingTheField() async throws {
+        var setup = sensors
+        setup.orientation = "x,y"
+        let runner = RoundRunner(sensors: setup)
+        let error = await #expect(throws: RoundError.self) {
+            try await runner.play(Statue(), plan: RoundPlan(duration: 10), calibration: SensorCalibration())
+        }
+        guard case .invalidSetup(let cause) = error else {
+            Issue.record("expected an invalid setup, got \(String(describing: error))")
+            return
+        }
+        #expect(cause.field == .orientation)
+        #expect(error?.description == "Sensor setup: orientation x,y is not three distinct axes such as x,y,z or -y,x,z.")
+    }
+
     @Test(arguments: [RoundPlan(duration: 0), RoundPlan(duration: .nan), RoundPlan(duration: .infinity), RoundPlan(duration: 8, signalTime: 9)])
     func refusesAPlanThatCannotBePlayed(_ plan: RoundPlan) async throws {
         let runner = RoundRunner(sensors: sensors)
