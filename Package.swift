@@ -28,12 +28,19 @@ let package = Package(
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        // sensors → games → rounds: the samples and the scoring are pure (the lobby verifies
+        // rounds with them); only `Sensors` links ALSA.
+        .target(name: "SensorSamples"),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "Sensors",
-            dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SensorSamples", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Minigames", dependencies: ["Sensors"]),
+        .target(name: "Minigames", dependencies: ["SensorSamples"]),
+        .target(
+            name: "Rounds",
+            dependencies: ["Sensors", "Minigames", .product(name: "Logging", package: "swift-log")]
+        ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
@@ -44,7 +51,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames",
+                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -66,7 +73,7 @@ let package = Package(
         .target(
             name: "Lobby",
             dependencies: [
-                "Minigames",
+                "Minigames", "SensorSamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,7 +83,7 @@ let package = Package(
             name: "LobbyServer",
             dependencies: [
                 "Lobby",
-                "Minigames",
+                "Minigames", "SensorSamples",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -87,7 +94,7 @@ let package = Package(
         .target(
             name: "LobbyClient",
             dependencies: [
-                "Minigames",
+                "Minigames", "SensorSamples",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LobbyTests",
-            dependencies: ["Lobby", "Minigames", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Lobby", "Minigames", "SensorSamples", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LobbyServerTests",
@@ -103,7 +110,7 @@ let package = Package(
                 "Lobby",
                 "LobbyServer",
                 "LobbyClient",
-                "Minigames",
+                "Minigames", "SensorSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -114,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -146,8 +153,9 @@ let package = Package(
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
-        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
-        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),
+        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
     ]
 )

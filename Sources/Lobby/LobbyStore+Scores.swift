@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Minigames
-import Sensors
+import SensorSamples
 
 extension LobbyStore {
     /// Records the player's score for round `n`, once the lobby has verified it on the round's

@@ -4,7 +4,7 @@ import Logging
 import Minigames
 import NIOCore
 import NIOHTTP1
-import Sensors
+import SensorSamples
 
 /// The agent's typed client for the lobby API (`/v1`). A value type: `authenticated(_:)` returns
 /// a copy that sends a bearer token. Errors from the API arrive as ``LobbyClientError``.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Lobby
-import Sensors
+import SensorSamples
 
 /// Accounts, profiles, photos, beacons, encounters, statistics, blocks and unlocks.
 func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {

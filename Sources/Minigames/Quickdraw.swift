@@ -1,4 +1,4 @@
-import Sensors
+import SensorSamples
 
 /// Wait for the signal, then jerk the device. After a random delay (2–5 s) a signal appears; the
 /// score comes from the reaction time to the first strong movement: 1000 at exactly

@@ -1,4 +1,4 @@
-import Sensors
+import SensorSamples
 
 /// Everything recorded during one round: the input to scoring and to the plausibility check.
 ///

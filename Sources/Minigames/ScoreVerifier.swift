@@ -1,4 +1,4 @@
-import Sensors
+import SensorSamples
 
 /// Checks a claimed score against the round it came from, so a client cannot simply claim 1000.
 ///

@@ -1,5 +1,5 @@
 import Glibc
-import Sensors
+import SensorSamples
 
 /// Shout as loud as you can. Scores 0–1000 from the loudest 50 ms of the round.
 ///

@@ -1,4 +1,4 @@
-import Sensors
+import SensorSamples
 
 /// Shake the device hard for 10 s. Every shake whose acceleration goes above ``thresholdG`` scores
 /// ``pointsPerShake``, counted once per peak: after a shake counts, the magnitude must fall below

@@ -1,5 +1,5 @@
 import Glibc
-import Sensors
+import SensorSamples
 
 /// Hold the device perfectly still for 10 s. The score falls with motion energy:
 /// `1000 · exp(−excess / scale)`, where the motion is the RMS deviation of the acceleration

@@ -17,6 +17,8 @@ public enum SensorError: Error, Equatable, Sendable {
     case io(path: String, operation: String, errno: Int32)
     /// The device does not support what was asked of it (e.g. buffered capture without `scan_elements`).
     case unsupported(device: String, reason: String)
+    /// A recording to play instead of a sensor (JSON Lines or raw audio) does not exist.
+    case recordingMissing(path: String)
     /// A sample file (JSON Lines or raw audio) has a bad line or length.
     case malformedRecording(path: String, line: Int, reason: String)
     /// A raw audio file is not whole S16_LE samples.
@@ -49,6 +51,8 @@ extension SensorError: CustomStringConvertible {
             return "\(operation) \(path) failed: \(errnoText(code)) (errno \(code))."
         case .unsupported(let device, let reason):
             return "\(device) cannot do that: \(reason)."
+        case .recordingMissing(let path):
+            return "There is no recording at \(path): give the path of a file written by `nearplay sensors --json` (accelerometer) or `arecord -f S16_LE -r 16000 -c 1 -t raw` (audio)."
         case .malformedRecording(let path, let line, let reason):
             return "\(path):\(line): \(reason)."
         case .malformedAudioFile(let path, let byteOffset, let reason):

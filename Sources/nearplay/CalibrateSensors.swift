@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Minigames
+import Rounds
 import Sensors
 import Synchronization
 
@@ -30,7 +31,7 @@ struct CalibrateSensors: AsyncParsableCommand {
         var measured: [String] = []
         var problems: [String] = []
 
-        switch sensors.microphoneInput(paced: false) {
+        switch sensors.setup.microphoneInput(paced: false) {
         case .success(let input):
             TerminalDisplay.line("Measuring the noise floor of \(input.label) for \(seconds) s: keep quiet…")
             let levels = try await collect(input.levels(), for: seconds) { $0.time }
@@ -49,7 +50,7 @@ struct CalibrateSensors: AsyncParsableCommand {
             problems.append(error.description)
         }
 
-        switch sensors.accelerometerInput(paced: false) {
+        switch sensors.setup.accelerometerInput(paced: false) {
         case .success(let input):
             TerminalDisplay.line("Measuring \(input.label) for \(seconds) s: lay the device flat and do not touch it…")
             let samples = try await collect(input.samples(), for: seconds) { $0.time }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Minigames
+import Rounds
 import Sensors
 import Synchronization
 
@@ -38,34 +39,39 @@ struct PracticeCommand: AsyncParsableCommand {
         var generator: any RandomNumberGenerator = SystemRandomNumberGenerator()
         let plan = minigame.plan(using: &generator)
         let calibration = try sensors.calibrationStore.load()
-
-        var accelerometer: AccelerometerInput?
-        var microphone: MicrophoneInput?
-        // Every sensor the game needs played from a file: the round runs on the recording's clock.
-        let fromRecordings = (!minigame.sensors.contains(.accelerometer) || sensors.accelFile != nil)
-            && (!minigame.sensors.contains(.microphone) || sensors.audioFile != nil)
-        if minigame.sensors.contains(.accelerometer) {
-            accelerometer = try sensors.accelerometerInput(paced: !fromRecordings).get()
-        }
-        if minigame.sensors.contains(.microphone) {
-            microphone = try sensors.microphoneInput(paced: !fromRecordings).get()
-        }
+        let runner = RoundRunner(sensors: sensors.setup)
+        // Found before the countdown, so a missing sensor is reported at once.
+        let inputs = try runner.inputs(for: minigame)
 
         TerminalDisplay.line("\(minigame.name.capitalized): \(minigame.instructions) (\(Int(plan.duration)) s)")
-        if let microphone, let calibrated = calibration.microphone?.pcm, calibrated != microphone.pcm {
+        if let microphone = inputs.microphone, let calibrated = calibration.microphone?.pcm, calibrated != microphone.pcm {
             TerminalDisplay.line("Note: the noise floor was calibrated on \(calibrated), not \(microphone.pcm); run `nearplay calibrate sensors --pcm \(microphone.pcm)`.")
         }
         for second in stride(from: countdown, to: 0, by: -1) {
             TerminalDisplay.status("\(second)…")
             try await Task.sleep(for: .seconds(1))
         }
+        TerminalDisplay.status(plan.signalTime == nil ? "GO!" : "Wait for it…")
+        let elapsed = ElapsedSeconds()
+        let round = Task {
+            try await runner.play(minigame, inputs: inputs, plan: plan, calibration: calibration) { progress in
+                elapsed.value = progress.elapsed
+                var parts: [String] = [String(format: "%4.1f s", progress.remaining)]
+                if let shown = progress.signalShown { parts.append(shown ? "DRAW!" : "wait…") }
+                if let level = progress.level { parts.append(TerminalDisplay.levelMeter(level)) }
+                if let sample = progress.acceleration { parts.append(TerminalDisplay.axes(sample)) }
+                TerminalDisplay.status(parts.joined(separator: "  "))
+            }
+        }
+        let interrupt = InterruptHandler { round.cancel() }
+        defer { withExtendedLifetime(interrupt) {} }
+        let result = await round.result
+        TerminalDisplay.line("")
         let recording: RoundRecording
-        if fromRecordings {
-            recording = try await recordedRound(game: minigame.name, plan: plan, calibration: calibration,
-                                                accelerometer: accelerometer, microphone: microphone)
-        } else {
-            recording = try await liveRound(game: minigame.name, plan: plan, calibration: calibration,
-                                            accelerometer: accelerometer, microphone: microphone)
+        do {
+            recording = try result.get()
+        } catch is CancellationError {
+            throw CommandFailure("The round was interrupted after \(Int(elapsed.value)) s; no score.")
         }
         let score = try ScoreVerifier().verify(claimedScore: minigame.score(recording).score, recording: recording)
         if let saveRecording {
@@ -82,159 +88,14 @@ struct PracticeCommand: AsyncParsableCommand {
             }
         }
     }
-
-    /// A round on live sensors, timed by the wall clock, with a live meter.
-    private func liveRound(game: String, plan: RoundPlan, calibration: SensorCalibration,
-                           accelerometer: AccelerometerInput?, microphone: MicrophoneInput?) async throws -> RoundRecording {
-        // Sensors start with the round, so a recording fed from a file starts at its beginning.
-        let start = monotonicSeconds()
-        let recorder = RoundRecorder(start: start)
-        let accelerations = accelerometer?.samples()
-        let levels = microphone?.levels()
-        let collecting = Task {
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    if let accelerations {
-                        group.addTask { for try await sample in accelerations { recorder.add(sample) } }
-                    }
-                    if let levels {
-                        group.addTask { for try await level in levels { recorder.add(level) } }
-                    }
-                    try await group.waitForAll()
-                }
-            } catch {
-                recorder.fail(error)
-            }
-        }
-        let interrupt = InterruptHandler { collecting.cancel() }
-        defer { withExtendedLifetime(interrupt) {} }
-
-        TerminalDisplay.status(plan.signalTime == nil ? "GO!" : "Wait for it…")
-        while monotonicSeconds() - start < plan.duration, !collecting.isCancelled, recorder.failure == nil {
-            let elapsed = monotonicSeconds() - start
-            let (level, sample) = recorder.latest
-            var parts: [String] = [String(format: "%4.1f s", plan.duration - elapsed)]
-            if let signal = plan.signalTime { parts.append(elapsed >= signal ? "DRAW!" : "wait…") }
-            if let level { parts.append(TerminalDisplay.levelMeter(level)) }
-            if let sample { parts.append(TerminalDisplay.axes(sample)) }
-            TerminalDisplay.status(parts.joined(separator: "  "))
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        let ended = monotonicSeconds() - start
-        // Stop the sensors but keep what they already read; cancel only if they do not end.
-        accelerations?.stop()
-        levels?.stop()
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(2))
-            collecting.cancel()
-        }
-        await collecting.value
-        deadline.cancel()
-        // The reading threads restore the devices (IIO buffer off, PCM closed) before we go on.
-        await accelerations?.stopAndWait()
-        await levels?.stopAndWait()
-        TerminalDisplay.line("")
-        if let failure = recorder.failure { throw failure }
-        if ended < plan.duration { throw CommandFailure("The round was interrupted after \(Int(ended)) s; no score.") }
-
-        return recorder.recording(game: game, plan: plan, calibration: calibration)
-    }
-
-    /// A round played from recordings: the files are read as fast as they can be and the round
-    /// runs on their own clock (each stream's times from its first sample), so a busy machine can
-    /// slow the round down but not shift or cut it.
-    private func recordedRound(game: String, plan: RoundPlan, calibration: SensorCalibration,
-                               accelerometer: AccelerometerInput?, microphone: MicrophoneInput?) async throws -> RoundRecording {
-        var levels: [LevelSample] = []
-        var accelerations: [AccelerationSample] = []
-        if let microphone {
-            var first: Double?
-            let stream = microphone.levels()
-            defer { stream.stop() }
-            for try await level in stream {
-                let start = first ?? level.time
-                first = start
-                var moved = level
-                moved.time -= start
-                if moved.time > plan.duration { break }
-                levels.append(moved)
-            }
-            await stream.stopAndWait()
-        }
-        if let accelerometer {
-            var first: Double?
-            let stream = accelerometer.samples()
-            defer { stream.stop() }
-            for try await sample in stream {
-                let start = first ?? sample.time
-                first = start
-                var moved = sample
-                moved.time -= start
-                if moved.time > plan.duration { break }
-                accelerations.append(moved)
-            }
-            await stream.stopAndWait()
-        }
-        return RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
-                              levels: levels, accelerations: accelerations, calibration: calibration)
-    }
 }
 
-/// Collects a round's samples from the sensor tasks, with times moved to seconds since the round
-/// started.
-///
-/// Each stream has its own clock (IIO timestamps, capture time, file times). Every sample is
-/// noted with its arrival on CLOCK_MONOTONIC; the least-delayed sample of a stream (smallest
-/// arrival − sample time) ties that stream's clock to the round's, so a consumer that fell
-/// behind for a while does not shift the samples.
-final class RoundRecorder: Sendable {
-    private struct State {
-        var accelerations: [(sample: AccelerationSample, arrival: Double)] = []
-        var levels: [(sample: LevelSample, arrival: Double)] = []
-        var failure: (any Error)?
-    }
+/// How far the round got, for the message when it is interrupted.
+final class ElapsedSeconds: Sendable {
+    private let seconds = Mutex(0.0)
 
-    private let start: Double
-    private let state = Mutex(State())
-
-    init(start: Double) { self.start = start }
-
-    /// Notes `sample`, which arrived at `arrival` (CLOCK_MONOTONIC seconds; now by default).
-    func add(_ sample: AccelerationSample, arrival: Double = monotonicSeconds()) {
-        state.withLock { $0.accelerations.append((sample, arrival)) }
-    }
-
-    /// Notes `level`, which arrived at `arrival` (CLOCK_MONOTONIC seconds; now by default).
-    func add(_ level: LevelSample, arrival: Double = monotonicSeconds()) {
-        state.withLock { $0.levels.append((level, arrival)) }
-    }
-
-    /// Records why a sensor stopped delivering.
-    func fail(_ error: any Error) { state.withLock { $0.failure = $0.failure ?? error } }
-
-    var failure: (any Error)? { state.withLock { $0.failure } }
-
-    var latest: (LevelSample?, AccelerationSample?) {
-        state.withLock { ($0.levels.last?.sample, $0.accelerations.last?.sample) }
-    }
-
-    func recording(game: String, plan: RoundPlan, calibration: SensorCalibration) -> RoundRecording {
-        state.withLock { state in
-            let accelerationOffset = state.accelerations.map { $0.arrival - $0.sample.time }.min() ?? 0
-            let levelOffset = state.levels.map { $0.arrival - $0.sample.time }.min() ?? 0
-            let accelerations = state.accelerations.map { entry in
-                var moved = entry.sample
-                moved.time += accelerationOffset - start
-                return moved
-            }
-            let levels = state.levels.map { entry in
-                var moved = entry.sample
-                moved.time += levelOffset - start
-                return moved
-            }
-            return RoundRecording(game: game, duration: plan.duration, signalTime: plan.signalTime,
-                                  levels: levels.filter { $0.time >= 0 }, accelerations: accelerations.filter { $0.time >= 0 },
-                                  calibration: calibration)
-        }
+    var value: Double {
+        get { seconds.withLock { $0 } }
+        set { seconds.withLock { $0 = newValue } }
     }
 }

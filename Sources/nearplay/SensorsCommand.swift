@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Rounds
 import Sensors
 import Synchronization
 
@@ -39,8 +40,8 @@ struct SensorsCommand: AsyncParsableCommand {
             }
             for problem in problems { TerminalDisplay.line("  unusable: \(problem)") }
         }
-        let accelerometer = sensors.accelerometerInput()
-        let microphone = sensors.microphoneInput()
+        let accelerometer = sensors.setup.accelerometerInput()
+        let microphone = sensors.setup.microphoneInput()
         if !json {
             switch microphone {
             case .success(let input): TerminalDisplay.line("Microphone: \(input.label)")

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LobbyClient
 import Minigames
-import Sensors
+import SensorSamples
 import Testing
 import enum Lobby.SyntheticRecording
 @testable import LobbyServer

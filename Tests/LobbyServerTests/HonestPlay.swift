@@ -1,6 +1,6 @@
 import LobbyClient
 import Minigames
-import Sensors
+import SensorSamples
 import Testing
 import enum Lobby.SyntheticRecording
 

@@ -1,6 +1,6 @@
 import Foundation
 import Minigames
-import Sensors
+import SensorSamples
 import Testing
 @testable import Lobby
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Minigames
-import Sensors
+import SensorSamples
 import Testing
 @testable import Lobby
 

@@ -24,21 +24,3 @@ struct SensorsOutputTests {
         #expect(try SampleFile(path: url.path).levels() == [level])
     }
 }
-
-struct RoundRecorderTests {
-    /// A consumer that fell behind receives samples late; their times stay where the sensor put
-    /// them, relative to the least-delayed sample.
-    @Test func lateDeliveryDoesNotShiftSamples() {
-        let start = 500.0
-        let recorder = RoundRecorder(start: start)
-        // The sensor clock reads 1000 s at the round start; the first sample, measured 10 ms in,
-        // arrives at once.
-        recorder.add(AccelerationSample(time: 1000.01, x: 0, y: 0, z: 9.8), arrival: 500.01)
-        // Measured 150 ms after the first but delivered 200 ms after it.
-        recorder.add(AccelerationSample(time: 1000.16, x: 1, y: 0, z: 9.8), arrival: 500.21)
-        let recording = recorder.recording(game: "shaker", plan: RoundPlan(duration: 10), calibration: SensorCalibration())
-        #expect(recording.accelerations.count == 2)
-        #expect(abs(recording.accelerations[0].time - 0.01) < 1e-9)
-        #expect(abs(recording.accelerations[1].time - 0.16) < 1e-9, "samples 150 ms apart stay 150 ms apart")
-    }
-}

@@ -1,6 +1,6 @@
 import Foundation
 import Minigames
-import Sensors
+import SensorSamples
 
 /// Made-up round recordings that a real device could have produced and that give a chosen score:
 /// for seeding load tests (``LobbySeeder``), demos and tests, which must send recordings the lobby

@@ -1,0 +1,69 @@
+import Foundation
+import Minigames
+import Rounds
+import Sensors
+import Synchronization
+
+/// A fresh folder under the system temp folder, removed when the value goes away.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "/nearplay-rounds-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` to `name` (folders created) and returns its path.
+    @discardableResult
+    func write(_ text: String, to name: String) throws -> String {
+        let url = URL(fileURLWithPath: path + "/" + name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Writes headerless S16_LE audio to `name` and returns its path.
+    func writeAudio(_ samples: [Int16], to name: String) throws -> String {
+        let url = URL(fileURLWithPath: path + "/" + name)
+        try samples.map(\.littleEndian).withUnsafeBytes { Data($0) }.write(to: url)
+        return url.path
+    }
+
+    /// Writes accelerometer samples as `nearplay sensors --json` does and returns the path.
+    func writeAccelerations(_ samples: [AccelerationSample], to name: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let lines = try samples.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        return try write(lines.joined(separator: "\n") + "\n", to: name)
+    }
+
+    /// A calibration file path that does not exist (an uncalibrated device).
+    var noCalibration: String { path + "/no-calibration.json" }
+}
+
+/// The repository's root folder, found from this file.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// What a recorded round should hold: the samples up to `duration`, times from the first one.
+func expectedRound<Sample>(_ samples: [Sample], duration: Double, time: WritableKeyPath<Sample, Double>) -> [Sample] {
+    guard let first = samples.first?[keyPath: time] else { return [] }
+    var moved: [Sample] = []
+    for sample in samples {
+        var copy = sample
+        copy[keyPath: time] -= first
+        if copy[keyPath: time] > duration { break }
+        moved.append(copy)
+    }
+    return moved
+}
+
+/// Reports collected from a round's progress callback.
+final class ProgressLog: Sendable {
+    private let reports = Mutex<[RoundProgress]>([])
+
+    func note(_ report: RoundProgress) { reports.withLock { $0.append(report) } }
+
+    var all: [RoundProgress] { reports.withLock { $0 } }
+}
