@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds",
+                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds", "SensorSamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -60,7 +60,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport"]
+            dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
         ),
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),

@@ -5,6 +5,7 @@ import Logging
 import Proximity
 import Radio
 import Ranging
+import SensorSamples
 import ServiceLifecycle
 import UnixSignals
 
@@ -28,6 +29,8 @@ public final class Agent: Sendable {
     public let session: GameSession
     public let radio: AgentRadio
     public let socketPath: String
+    /// The device's sensor calibration, stored at the lobby at start so it scores our rounds alike.
+    public let calibration: SensorCalibration?
     let logger: Logger
     /// How long the queue may take to flush at shutdown.
     public static let flushDeadline: Duration = .seconds(3)
@@ -35,12 +38,17 @@ public final class Agent: Sendable {
     /// Prepares an agent: opens its store and learns (or remembers) who it runs as. Nothing
     /// runs until ``run()``.
     public init(configuration: AgentConfiguration, credentials: Credentials, radio: AgentRadio, rounds: any RoundPlaying,
-                paths: AgentPaths = AgentPaths(), logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
+                calibration: SensorCalibration? = nil, paths: AgentPaths = AgentPaths(),
+                logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
         self.configuration = configuration
+        self.calibration = calibration
         self.radio = radio
         self.logger = logger
         let lobbyURL = configuration.lobby ?? credentials.lobby
-        lobby = LobbyClient(baseURL: lobbyURL).authenticated(credentials.token)
+        var lobby = LobbyClient(baseURL: lobbyURL).authenticated(credentials.token)
+        // Fail fast when the lobby is away: the queue and the cache carry on without it.
+        lobby.timeout = .seconds(5)
+        self.lobby = lobby
         store = try AgentStore(directory: configuration.stateDirectory ?? paths.stateDirectory)
         socketPath = configuration.socket ?? paths.socket
         events = AgentEventBus()
@@ -101,6 +109,13 @@ public final class Agent: Sendable {
         }
         try api.start()
         defer { api.stop() }
+        if let calibration, calibration != SensorCalibration() {
+            do {
+                try await lobby.setCalibration(calibration)
+            } catch {
+                logger.notice("could not store this device's sensor calibration at the lobby (\(error)); rounds may be refused until it is")
+            }
+        }
         logger.notice("agent running as \(identity.username) (\(identity.beacon)) on \(radio.description); local API on \(socketPath)")
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: QueueService(outbox: outbox, logger: logger)),

@@ -1,4 +1,5 @@
 import Foundation
+import Rounds
 
 /// The agent's configuration file (JSON), by default `$XDG_CONFIG_HOME/nearplay/agent.json`.
 ///
@@ -26,6 +27,11 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
     public var advertise = true
     /// Play a game's rounds as soon as it starts (for devices with recorded inputs, like the demo).
     public var autoPlay = false
+    /// Where the sensors are (the keys of `nearplay practice`'s options, snake_case).
+    public var sensors = SensorSetup()
+    /// A folder of recorded inputs to play rounds from instead of the sensors: `<game>.jsonl`
+    /// (accelerometer) and `<game>.raw` (16 kHz S16_LE audio), as in `Samples/rounds/alice`.
+    public var recordings: String?
 
     public init() {}
 
@@ -40,6 +46,10 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
         /// Simulated air: the hub's socket and this device's name in its scenario.
         public var airSocket: String?
         public var device: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case backend, adapter, file, airSocket = "air_socket", device
+        }
 
         public init(backend: Backend = .bluez, adapter: String? = nil, file: String? = nil,
                     airSocket: String? = nil, device: String? = nil) {
@@ -67,8 +77,9 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case lobby, radio, stateDirectory, socket, credentials, identityCacheSeconds, unknownIdentityCacheSeconds
-        case encounterReportSeconds, notifications, advertise, autoPlay
+        case lobby, radio, stateDirectory = "state_directory", socket, credentials
+        case identityCacheSeconds = "identity_cache_seconds", unknownIdentityCacheSeconds = "unknown_identity_cache_seconds"
+        case encounterReportSeconds = "encounter_report_seconds", notifications, advertise, autoPlay = "auto_play", sensors, recordings
     }
 
     public init(from decoder: any Decoder) throws {
@@ -85,6 +96,8 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
         notifications = try c.decodeIfPresent(Bool.self, forKey: .notifications) ?? defaults.notifications
         advertise = try c.decodeIfPresent(Bool.self, forKey: .advertise) ?? defaults.advertise
         autoPlay = try c.decodeIfPresent(Bool.self, forKey: .autoPlay) ?? defaults.autoPlay
+        sensors = try c.decodeIfPresent(SensorSetup.self, forKey: .sensors) ?? defaults.sensors
+        recordings = try c.decodeIfPresent(String.self, forKey: .recordings)
     }
 
     /// Checks the values JSON cannot check, naming the key at fault.
@@ -92,11 +105,22 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
         if let lobby, URL(string: lobby)?.scheme.map({ ["http", "https"].contains($0) }) != true {
             throw AgentError("lobby: expected an http:// or https:// URL, not \(lobby.debugDescription).", code: "badConfiguration")
         }
-        for (key, value) in [("identityCacheSeconds", identityCacheSeconds), ("unknownIdentityCacheSeconds", unknownIdentityCacheSeconds),
-                             ("encounterReportSeconds", encounterReportSeconds)] where !(value.isFinite && value > 0 && value <= 86_400) {
+        for (key, value) in [("identity_cache_seconds", identityCacheSeconds), ("unknown_identity_cache_seconds", unknownIdentityCacheSeconds),
+                             ("encounter_report_seconds", encounterReportSeconds)] where !(value.isFinite && value > 0 && value <= 86_400) {
             throw AgentError("\(key): expected seconds between 0 and 86400, not \(value).", code: "badConfiguration")
         }
         try radio.validate()
+        do {
+            try sensors.validate()
+        } catch {
+            throw AgentError("sensors.\(error.field.rawValue): \(error.value.debugDescription) \(error.problem).", code: "badConfiguration")
+        }
+        if let recordings {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: recordings, isDirectory: &isFolder), isFolder.boolValue else {
+                throw AgentError("recordings: \(recordings) is not a folder of recorded round inputs.", code: "badConfiguration")
+            }
+        }
     }
 
     /// Reads the configuration at `path`; all defaults when `path` is the default file and it does

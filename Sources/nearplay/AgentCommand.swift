@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Logging
+import SensorSamples
 
 /// `nearplay agent`: the player's device, joined up.
 struct AgentCommand: AsyncParsableCommand {
@@ -30,19 +31,19 @@ struct AgentCommand: AsyncParsableCommand {
             let configuration = try AgentConfiguration.load(path: config, paths: paths)
             let credentials = try Credentials.load(from: configuration.credentials ?? paths.credentialsFile)
             let radio = try AgentRadio.make(configuration.radio)
+            let calibration: SensorCalibration
+            do {
+                calibration = try configuration.sensors.calibrationStore.load()
+            } catch {
+                throw AgentError("\(error)", code: "badConfiguration")
+            }
+            let rounds = SensorRoundPlayer(sensors: configuration.sensors, recordings: configuration.recordings, calibration: calibration)
             let agent = try await Agent(configuration: configuration, credentials: credentials, radio: radio,
-                                        rounds: UnavailableRounds(), paths: paths)
+                                        rounds: rounds, calibration: calibration, paths: paths)
             try await agent.run()
         } catch let error as AgentError {
             throw CommandFailure(error.message)
         }
-    }
-}
-
-/// Placeholder player until the round runner library joins the agent: says so instead of playing.
-struct UnavailableRounds: RoundPlaying {
-    func play(_ round: RoundPlanned) async throws -> PlayedRound {
-        throw AgentError("This build cannot play rounds yet.", code: "sensorFailure")
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         try player.credentials.save(to: home + "/credentials.json")
         let socket = home + "/run/agent.sock"
-        var object: [String: Any] = ["radio": radio, "stateDirectory": home + "/state", "socket": socket,
+        var object: [String: Any] = ["radio": radio, "state_directory": home + "/state", "socket": socket,
                                      "credentials": home + "/credentials.json", "notifications": false]
         for (key, value) in extra { object[key] = value }
         let config = home + "/agent.json"
@@ -25,7 +25,10 @@ import Testing
         guard case let .iBeacon(uuid, major, minor)? = beacon.beaconIdentity else { throw AgentError("not an iBeacon") }
         let frame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: -59)
         let ad = AdvertisingPayloadBytes.iBeacon(frame)
-        var lines = ["{\"nearplay_trace\":1,\"created\":\"2026-11-23T00:00:00Z\",\"source\":\"test\"}"]
+        // A frame that is no beacon at 0 s, so a replay starts its clock there and the beacon
+        // arrives `start` seconds later.
+        var lines = ["{\"nearplay_trace\":1,\"created\":\"2026-11-23T00:00:00Z\",\"source\":\"test\"}",
+                     "{\"t\":0.000,\"addr\":\"C0:FF:EE:00:00:09\",\"rssi\":-80,\"ad\":\"020106\"}"]
         var t = start
         while t < start + seconds {
             lines.append(String(format: "{\"t\":%.3f,\"addr\":\"C0:FF:EE:00:00:02\",\"rssi\":%d,", t, rssi) + "\"ad\":\"\(ad)\"}")
@@ -41,17 +44,21 @@ import Testing
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         let tracePath = folder.path + "/bob.jsonl"
-        try Self.trace(of: bob.beacon, rssi: -65, from: 2, seconds: 30, path: tracePath)
+        try Self.trace(of: bob.beacon, rssi: -65, from: 3, seconds: 30, path: tracePath)
         let (config, socket) = try Self.prepareAgent(alice, in: folder.path, radio: ["backend": "replay", "file": tracePath])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log")
         defer { agent.stop(signal: SIGKILL) }
         #expect(await eventually { FileManager.default.fileExists(atPath: socket) }, "the agent never opened its socket: \(agent.output)")
 
-        var nearby: AgentEvent?
-        try AgentClient(path: socket).events(idleTimeout: 20) { line in
-            guard let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) else { return true }
-            if event.kind == .playerNearby { nearby = event }
-            return nearby == nil
+        // Bob's frames start 3 s into the replay: the event stream is open by then.
+        let nearby = try await blocking {
+            var nearby: AgentEvent?
+            let deadline = Date().addingTimeInterval(30)
+            try AgentClient(path: socket).events(idleTimeout: 30) { line in
+                if let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)), event.kind == .playerNearby { nearby = event }
+                return nearby == nil && Date() < deadline
+            }
+            return nearby
         }
         let seen = try #require(nearby, "no player_nearby event: \(agent.output)")
         #expect(seen.player == "bob")
@@ -60,14 +67,14 @@ import Testing
         let distance = try #require(seen.distance)
         #expect(distance > 0.5 && distance < 10)
 
-        let answer = try AgentClient(path: socket).send(.nearby)
+        let answer = try await blocking { try AgentClient(path: socket).send(.nearby) }
         let players = try JSONDecoder.agent.decode([NearbyPlayer].self, from: answer)
         #expect(players.map(\.username) == ["bob"])
         #expect(players.first?.unlocked == false)
 
         // Through the CLI, as a user types it.
         let cli = try ChildProcess(try builtExecutable("nearplay"), ["nearby", "--socket", socket], log: folder.path + "/cli.log")
-        cli.process.waitUntilExit()
+        try await blocking { cli.process.waitUntilExit() }
         #expect(cli.process.terminationStatus == 0)
         #expect(cli.output.contains("bob") && cli.output.contains("Bob Tester"))
 
