@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -38,7 +39,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
             name: "Radio",
-            dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BeaconFrames", "DBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
