@@ -53,6 +53,7 @@ let package = Package(
             path: "Benchmarks/DBusThroughput"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
         .target(
             name: "Lobby",
             dependencies: [
