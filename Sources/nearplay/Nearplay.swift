@@ -18,6 +18,7 @@ struct Nearplay: AsyncParsableCommand {
             AdvertiseCommand.self,
             RecordCommand.self,
             LobbyCommand.self,
+            AirCommand.self,
         ]
     )
 }
