@@ -95,7 +95,10 @@ struct LiveRanging: Sendable {
                 view.show(events: events, tracker: tracker, now: now, isTick: { if case .tick = input { true } else { false } }())
             }
             group.cancelAll()
-            try await group.waitForAll()
+            // The scanner's task ended first (it finished the feed): its error, if any, is the one
+            // to report, not the ticker's cancellation that `waitForAll` may come across first.
+            try await group.next()
+            while (try? await group.next()) != nil {}
         }
     }
 }
