@@ -54,6 +54,11 @@ let package = Package(
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .executableTarget(
+            name: "nearplay-air-bench",
+            dependencies: ["Radio", "BeaconFrames"],
+            path: "Benchmarks/AirBenchmark"
+        ),
         .target(
             name: "Lobby",
             dependencies: [
