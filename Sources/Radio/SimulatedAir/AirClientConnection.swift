@@ -38,7 +38,10 @@ final class AirClientConnection: @unchecked Sendable {
         self.descriptor = descriptor
         let reader = Reader()
         self.reader = reader
-        let (batches, continuation) = AsyncThrowingStream<[AirMessage], any Error>.makeStream()
+        // About 40 s of a busy air's batches; a consumer that falls further behind loses the
+        // oldest, as a radio too busy to listen would.
+        let (batches, continuation) = AsyncThrowingStream<[AirMessage], any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(4096))
         self.batches = batches
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "nearplay.air.client"))
         self.source = source

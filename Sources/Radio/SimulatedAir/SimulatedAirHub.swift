@@ -53,7 +53,8 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         public var clients: Int
         public var scanning: Int
         public var advertising: Int
-        /// Advertisement frames queued for scanners since the hub started.
+        /// Advertisement frames the scanners heard (after loss and sensitivity) since the hub
+        /// started, including those then dropped.
         public var framesDelivered: Int
         /// Frames dropped because a scanner did not read them in time.
         public var framesDropped: Int

@@ -43,8 +43,11 @@ public struct SimulatedAirScanner: Scanner {
                             origin = (time, max(last, began.duration(to: .now).inSeconds))
                             link.joined(as: address, doing: "Scanning")
                         case .advertisement(let time, let address, let rssi, let data):
-                            guard let origin else { continue }
-                            last = max(last, origin.scan + time - origin.hub)
+                            // The welcome comes first; should it have been dropped with a lagging
+                            // batch, the first frame sets the origin instead.
+                            let from = origin ?? (time, max(last, began.duration(to: .now).inSeconds))
+                            origin = from
+                            last = max(last, from.scan + time - from.hub)
                             await receive(Advertisement(time: last, address: address, addressType: .random,
                                                         rssi: rssi, data: data))
                         case .refused(let message):
@@ -106,9 +109,10 @@ struct AirClientLink {
         logger.notice("\(what) on the simulated air at \(socketPath) as \(device) (\(address)).")
     }
 
-    func lost(_ error: any Error) {
+    mutating func lost(_ error: any Error) {
         if Task.isCancelled { return }
         logger.warning("Lost the simulated air hub at \(socketPath) (\(error)); reconnecting.")
+        waitingSaid = true
     }
 
     /// Waits before reconnecting; false once cancelled.
