@@ -72,7 +72,9 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     }
 
     /// Accepts clients and runs the air until the calling task is cancelled; then closes every
-    /// connection (clients reconnect to the next hub) and removes the socket file.
+    /// connection (clients reconnect to the next hub) and removes the socket file. Scenario time
+    /// starts at 0 when it is called; call it once per hub. (Its shape is swift-service-lifecycle's
+    /// `Service`, so the agent can run a hub in its `ServiceGroup` with a one-line conformance.)
     public func run() async throws {
         let start = clock.now
         let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
