@@ -17,6 +17,9 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
         /// The simulated air's hub refused the client (a device its scenario does not name, another
         /// protocol version).
         public static let simulatedAirRefused = Code(rawValue: "simulatedAirRefused")
+        /// The simulated air's socket cannot be used however long one waits (a path too long,
+        /// something other than a socket there).
+        public static let simulatedAirUnusable = Code(rawValue: "simulatedAirUnusable")
     }
 
     public var code: Code

@@ -186,3 +186,14 @@ import Testing
         await running.stop()
     }
 }
+
+@Suite struct SimulatedAirClientErrorTests {
+    @Test func saysAtOnceWhenTheSocketPathCannotWork() async throws {
+        let tooLong = "/tmp/" + String(repeating: "x", count: 120) + "/air.sock"
+        let probe = AirProbe(SimulatedAirScanner(socketPath: tooLong, device: "bob"))
+        #expect(await probe.end(within: .seconds(5)))
+        let error = try #require(probe.error as? RadioError)
+        #expect(error.code == .simulatedAirUnusable)
+        #expect(error.message.contains("choose a shorter one"), "\(error.message)")
+    }
+}

@@ -23,7 +23,7 @@ public struct SimulatedAirAdvertiser: Advertiser {
         }
         let request = AirMessage.advertise(interval: payload.interval.inSeconds, data: payload.advertisingData)
         var link = AirClientLink(socketPath: socketPath, device: device, logger: logger)
-        while let connection = await link.connect() {
+        while let connection = try await link.connect() {
             // A refusal arrives on the stream even when this write finds the hub gone.
             try? connection.send(request)
             do {

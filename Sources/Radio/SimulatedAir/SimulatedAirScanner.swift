@@ -1,4 +1,5 @@
 import BeaconFrames
+import Glibc
 import Logging
 
 /// A ``Scanner`` on the simulated air: hears, through the hub at `socketPath`, what the other
@@ -29,7 +30,7 @@ public struct SimulatedAirScanner: Scanner {
         let began = ContinuousClock.now
         var last = 0.0
         var link = AirClientLink(socketPath: socketPath, device: device, logger: logger)
-        while let connection = await link.connect() {
+        while let connection = try await link.connect() {
             // Scan time = origin.scan + (hub time − origin.hub), set by the hub's welcome.
             var origin: (hub: Double, scan: Double)?
             // A refusal arrives on the stream even when this write finds the hub gone.
@@ -85,12 +86,17 @@ struct AirClientLink {
         self.logger = logger
     }
 
-    /// A connection to the hub, waiting for one as long as it takes; nil once cancelled.
-    mutating func connect() async -> AirClientConnection? {
+    /// A connection to the hub, waiting for one as long as it takes; nil once cancelled. Throws
+    /// ``RadioError`` when waiting cannot help (no permission, a path that cannot be a socket).
+    mutating func connect() async throws(RadioError) -> AirClientConnection? {
         while !Task.isCancelled {
             do {
                 return try AirClientConnection(path: socketPath, device: device)
             } catch {
+                if error.code == EACCES || error.code == EPERM {
+                    throw RadioError(.permissionDenied, "\(error); the hub runs as another user: run it as this one, or use its socket's owner.")
+                }
+                if !error.isHubAbsent { throw RadioError(.simulatedAirUnusable, "\(error).") }
                 if !waitingSaid {
                     waitingSaid = true
                     logger.notice("Waiting for the simulated air hub at \(socketPath) (\(error)); start it with `nearplay air --scenario FILE`.")

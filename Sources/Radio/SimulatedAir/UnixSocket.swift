@@ -21,9 +21,9 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
         return advice.map { base + "; " + $0 } ?? base
     }
 
-    /// The hub is not there (yet, or any more): worth trying again later.
+    /// The hub is not there (yet, or any more), or its folder is not: worth trying again later.
     public var isHubAbsent: Bool {
-        [ENOENT, ECONNREFUSED, EAGAIN, ECONNRESET, EPIPE].contains(code)
+        [ENOENT, ENOTDIR, ECONNREFUSED, EAGAIN, ECONNRESET, EPIPE, ETIMEDOUT].contains(code)
     }
 }
 
