@@ -58,6 +58,8 @@ struct LiveRanging: Sendable {
     enum Input: Sendable {
         case advertisement(Advertisement)
         case tick
+        /// The scanner failed; nothing follows.
+        case failed(any Error)
     }
 
     let scanner: any Radio.Scanner
@@ -68,9 +70,15 @@ struct LiveRanging: Sendable {
         let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(65_536))
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
+            // The scanner's failure travels with the feed: waiting on the group, the ticker's
+            // cancellation could come first and hide it.
             group.addTask {
                 defer { feed.finish() }
-                try await scanner.scan { feed.yield(.advertisement($0)) }
+                do {
+                    try await scanner.scan { feed.yield(.advertisement($0)) }
+                } catch {
+                    feed.yield(.failed(error))
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -80,10 +88,14 @@ struct LiveRanging: Sendable {
             }
             var tracker = ProximityTracker(configuration: configuration)
             var events: [ProximityEvent] = []
+            var failure: (any Error)?
             for await input in inputs {
                 events.removeAll(keepingCapacity: true)
                 let now: Double
                 switch input {
+                case .failed(let error):
+                    failure = error
+                    continue
                 case .advertisement(let advertisement):
                     now = advertisement.time
                     if let sighting = Sighting(advertisement) { tracker.observe(sighting, into: &events) }
@@ -95,10 +107,8 @@ struct LiveRanging: Sendable {
                 view.show(events: events, tracker: tracker, now: now, isTick: { if case .tick = input { true } else { false } }())
             }
             group.cancelAll()
-            // The scanner's task ended first (it finished the feed): its error, if any, is the one
-            // to report, not the ticker's cancellation that `waitForAll` may come across first.
-            try await group.next()
             while (try? await group.next()) != nil {}
+            if let failure { throw failure }
         }
     }
 }

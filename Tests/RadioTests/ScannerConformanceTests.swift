@@ -50,7 +50,12 @@ import Testing
             let hub = try SimulatedAirHub(scenario: scenario, socketPath: path)
             let running = Task { try await hub.run() }
             let probe = ScanProbe(SimulatedAirScanner(socketPath: path, device: "probe"))
-            return (probe, { await probe.stop(); running.cancel(); _ = await running.result })
+            return (probe, {
+                await probe.stop()
+                running.cancel()
+                _ = await running.result
+                rmdir((path as NSString).deletingLastPathComponent)
+            })
         }
     }
 

@@ -76,6 +76,7 @@ import Testing
         #expect(stopped.status == 0)
         #expect(stopped.stdout == "air listening on \(socket)\n")
         #expect(!FileManager.default.fileExists(atPath: socket))
+        rmdir((socket as NSString).deletingLastPathComponent)
     }
 
     @Test func airNamesTheFieldOfABadScenario() async throws {

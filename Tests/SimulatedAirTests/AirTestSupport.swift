@@ -21,9 +21,11 @@ final class RunningHub<C: Clock>: Sendable where C.Duration == Duration {
 
     var socketPath: String { hub.socketPath }
 
+    /// Stops the hub (which removes its socket) and removes the socket's folder.
     func stop() async {
         task.cancel()
         _ = await task.result
+        rmdir((socketPath as NSString).deletingLastPathComponent)
     }
 
     /// Waits until the hub has `scanning` scanners and `advertising` advertisers, or 10 s.
