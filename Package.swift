@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -45,7 +46,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
             name: "Radio",
-            dependencies: ["BeaconFrames", "DBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BeaconFrames", "DBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
         .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
         .target(
@@ -70,6 +75,12 @@ let package = Package(
             path: "Benchmarks/DBusThroughput"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .executableTarget(
+            name: "nearplay-air-bench",
+            dependencies: ["Radio", "BeaconFrames"],
+            path: "Benchmarks/AirBenchmark"
+        ),
         .target(
             name: "Lobby",
             dependencies: [

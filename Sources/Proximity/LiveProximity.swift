@@ -34,6 +34,8 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
     private enum Input: Sendable {
         case advertisement(Advertisement)
         case tick
+        /// The scanner failed; nothing follows.
+        case failed(any Error)
     }
 
     /// Runs until the scanner ends or the task is cancelled; `handle` sees every update in order.
@@ -45,9 +47,15 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
         let tickInterval = tickInterval
         let scanner = scanner
         try await withThrowingTaskGroup(of: Void.self) { group in
+            // The scanner's failure travels with the feed: waiting on the group, the ticker's
+            // cancellation could come first and hide it.
             group.addTask {
                 defer { feed.finish() }
-                try await scanner.scan { feed.yield(.advertisement($0)) }
+                do {
+                    try await scanner.scan { feed.yield(.advertisement($0)) }
+                } catch {
+                    feed.yield(.failed(error))
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -57,9 +65,12 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
             }
             var pipeline = ProximityPipeline(configuration: configuration)
             var events: [ProximityEvent] = []
+            var failure: (any Error)?
             for await input in inputs {
                 events.removeAll(keepingCapacity: true)
                 switch input {
+                case .failed(let error):
+                    failure = error
                 case .advertisement(let advertisement):
                     pipeline.feed(advertisement, into: &events)
                     if events.isEmpty { continue }
@@ -71,7 +82,8 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
                 }
             }
             group.cancelAll()
-            try await group.waitForAll()
+            while (try? await group.next()) != nil {}
+            if let failure { throw failure }
         }
     }
 

@@ -14,6 +14,12 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code(rawValue: "permissionDenied")
         /// A named adapter does not exist or cannot do what was asked.
         public static let adapterUnusable = Code(rawValue: "adapterUnusable")
+        /// The simulated air's hub refused the client (a device its scenario does not name, another
+        /// protocol version).
+        public static let simulatedAirRefused = Code(rawValue: "simulatedAirRefused")
+        /// The simulated air's socket cannot be used however long one waits (a path too long,
+        /// something other than a socket there).
+        public static let simulatedAirUnusable = Code(rawValue: "simulatedAirUnusable")
     }
 
     public var code: Code

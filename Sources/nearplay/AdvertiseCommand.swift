@@ -6,7 +6,7 @@ import Radio
 struct AdvertiseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "advertise",
-        abstract: "Advertise an iBeacon identity through BlueZ until interrupted.",
+        abstract: "Advertise an iBeacon identity through BlueZ (or the simulated air) until interrupted.",
         discussion: """
         Registers a broadcast advertisement (Apple manufacturer data 02 15 …) with bluetoothd, at a \
         100 ms interval where BlueZ lets us set it. Keeps advertising through bluetoothd restarts and \
@@ -26,7 +26,11 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @Option(help: "Measured power: the RSSI expected at 1 m, in dBm (-127 to -1).")
     var power: Int = -59
 
+    @Option(help: "Advertising interval in milliseconds (20 to 10240), where the radio lets us set it.")
+    var interval: Int = 100
+
     @OptionGroup var radio: RadioOptions
+    @OptionGroup var backend: BackendOptions
 
     func validate() throws {
         guard BeaconUUID(uuid) != nil else {
@@ -37,13 +41,15 @@ struct AdvertiseCommand: AsyncParsableCommand {
         guard (-127...(-1)).contains(power) else {
             throw ValidationError("--power is the RSSI at 1 m in dBm, between -127 and -1 (typically around -59).")
         }
+        guard (20...10240).contains(interval) else { throw ValidationError("--interval must be between 20 and 10240 ms.") }
     }
 
     func run() async throws {
         radio.bootstrapLogging()
         let beacon = IBeacon(uuid: BeaconUUID(uuid)!, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
-        let payload = AdvertisingPayload(manufacturerData: [CompanyIdentifier.apple.rawValue: beacon.manufacturerData])
-        let advertiser = BlueZAdvertiser(adapterName: radio.adapter)
+        let payload = AdvertisingPayload(manufacturerData: [CompanyIdentifier.apple.rawValue: beacon.manufacturerData],
+                                         interval: .milliseconds(interval))
+        let advertiser = backend.advertiser(adapter: radio.adapter)
         Diagnostics.write("Advertising iBeacon \(beacon.identity) (measured power \(power) dBm); Ctrl-C stops.\n")
         do {
             try await runUntilInterrupted { try await advertiser.advertise(payload) }

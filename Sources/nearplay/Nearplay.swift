@@ -33,6 +33,7 @@ struct Nearplay: AsyncParsableCommand {
             UnlockedCommand.self,
             BlockCommand.self,
             EventsCommand.self,
+            AirCommand.self,
         ]
     )
 }

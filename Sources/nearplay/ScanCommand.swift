@@ -9,7 +9,7 @@ import Traces
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Scan for beacons nearby through BlueZ and show them live.",
+        abstract: "Scan for beacons nearby through BlueZ (or the simulated air) and show them live.",
         discussion: """
         On a terminal, a table of the beacons in range refreshed in place: identity, address, RSSI, \
         filtered RSSI, distance, zone and seconds since last seen. With --json, the proximity events \
@@ -20,10 +20,11 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Stream proximity events as JSON Lines instead of the live table.")
     var json = false
 
-    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
+    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ only, the simulated air hears down to -100).")
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions
+    @OptionGroup var backend: BackendOptions
     @OptionGroup var ranging: RangingOptions
 
     func validate() throws {
@@ -32,7 +33,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         radio.bootstrapLogging()
-        let scanner = BlueZScanner(adapterName: radio.adapter, rssiThreshold: rssiThreshold)
+        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold)
         let view: any LiveView = if json {
             JSONEventView()
         } else if isatty(STDOUT_FILENO) == 1 {

@@ -1,14 +1,15 @@
 import BeaconFrames
 import BusTestSupport
+import Foundation
 import Radio
 import Testing
 
-/// What every ``Scanner`` must do, run against each implementation: the trace replay and BlueZ
-/// (over a private bus with the BlueZ mock).
+/// What every ``Scanner`` must do, run against each implementation: the trace replay, BlueZ
+/// (over a private bus with the BlueZ mock) and the simulated air (a hub on a temporary socket).
 /// One test at a time: each starts a bus and a Python mock, and the machine is shared.
 @Suite(.serialized) struct ScannerConformanceTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case replay, bluez
+        case replay, bluez, sim
         var testDescription: String { rawValue }
     }
 
@@ -34,6 +35,27 @@ import Testing
                                                manufacturerData: [0x004C: beacon.manufacturerData])
             }
             return (probe, { await probe.stop(); bluez.stop() })
+        case .sim:
+            // No noise or loss, and each beacon where the log-distance model (n = 2, −59 dBm at
+            // 1 m) gives its RSSI exactly: 10^((−59 − rssi) / 20) metres away.
+            let beacons = try air.enumerated().map { index, advertisement in
+                let frame = try IBeacon(advertisingData: AdvertisingData(parsing: advertisement.data))
+                let metres = pow(10, Double(-59 - advertisement.rssi!) / 20)
+                return AirScenario.Beacon(name: "beacon\(index)", frame: frame,
+                                          waypoints: [.init(time: 0, x: metres, y: 0)], address: advertisement.address)
+            }
+            let scenario = AirScenario(sigma: 0, loss: 0, devices: ["probe": .init(waypoints: [.init(time: 0, x: 0, y: 0)])],
+                                       beacons: beacons)
+            let path = "/tmp/npconf-\(UUID().uuidString.prefix(8))/air.sock"
+            let hub = try SimulatedAirHub(scenario: scenario, socketPath: path)
+            let running = Task { try await hub.run() }
+            let probe = ScanProbe(SimulatedAirScanner(socketPath: path, device: "probe"))
+            return (probe, {
+                await probe.stop()
+                running.cancel()
+                _ = await running.result
+                rmdir((path as NSString).deletingLastPathComponent)
+            })
         }
     }
 

@@ -208,9 +208,7 @@ private struct ScanRun {
             logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
             devices[path]?.problems.removeAll()
         }
-        let elapsed = start.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return Advertisement(time: seconds, address: address, addressType: device.addressType,
+        return Advertisement(time: start.duration(to: .now).inSeconds, address: address, addressType: device.addressType,
                              rssi: rssi, data: devices[path]!.advertisingData)
     }
 

@@ -55,21 +55,6 @@ struct BlueZSession: Sendable {
     }
 }
 
-/// Waits that double after each failure, from 0.25 s up to 8 s, so a missing bus is retried
-/// promptly at first and then without hammering it.
-struct Backoff {
-    private(set) var delay: Duration = .milliseconds(250)
-
-    mutating func reset() { delay = .milliseconds(250) }
-
-    /// Sleeps for the current delay and doubles it. Throws on cancellation.
-    mutating func wait() async throws {
-        let current = delay
-        delay = min(delay * 2, .seconds(8))
-        try await Task.sleep(for: current)
-    }
-}
-
 /// Lists the adapters bluetoothd knows, with their advertising capacity.
 public enum BlueZAdapters {
     /// `busAddress`: the bus bluetoothd is on; nil for the system bus.

@@ -1,0 +1,121 @@
+// nearplay-air-bench: what a busy simulated air costs a scanner.
+//
+// A hub in this process with 200 generated iBeacons at 10 Hz (1 to 10 m around the scanners), one
+// SimulatedAirScanner in this process counting what it hears, and — the figure that matters — a
+// separate `nearplay scan --backend sim --json` process (the whole scan pipeline: frames →
+// sightings → ranging → events to /dev/null), whose CPU time is read from /proc/PID/stat.
+//
+// Usage: nearplay-air-bench [seconds] [--beacons N] [--nearplay PATH]
+// Build with `swift build -c release --product nearplay-air-bench --product nearplay`.
+import Foundation
+import Radio
+import Synchronization
+
+var seconds = 10.0
+var beaconCount = 200
+var nearplayPath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nearplay").path
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--beacons": beaconCount = arguments.popFirst().flatMap(Int.init) ?? beaconCount
+    case "--nearplay": nearplayPath = arguments.popFirst() ?? nearplayPath
+    default:
+        guard let value = Double(argument), value > 0 else {
+            FileHandle.standardError.write(Data("usage: nearplay-air-bench [seconds] [--beacons N] [--nearplay PATH]\n".utf8))
+            exit(64)
+        }
+        seconds = value
+    }
+}
+
+let scenarioJSON = """
+    {"sigma": 2, "loss": 0.05, "devices": {"bench": {"waypoints": [[0, 0, 0]]}, "probe": {"waypoints": [[0, 0.5, 0]]}},
+     "beacons": [{"generate": \(beaconCount), "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "interval": 0.1, "ring": [1, 10]}]}
+    """
+let scenario = try AirScenario(json: Data(scenarioJSON.utf8), source: "benchmark")
+let folder = "/tmp/npbench-\(getpid())"
+let socketPath = folder + "/air.sock"
+let hub = try SimulatedAirHub(scenario: scenario, socketPath: socketPath)
+let hubTask = Task { try await hub.run() }
+
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+}
+let heard = Counter()
+/// Counts what the in-process scanner hears.
+@Sendable func countHeard() async throws {
+    try await SimulatedAirScanner(socketPath: socketPath, device: "probe").scan { _ in
+        heard.value.add(1, ordering: .relaxed)
+    }
+}
+let scanTask = Task { try await countHeard() }
+
+/// User + system CPU seconds of a process, from /proc/PID/stat (fields 14 and 15).
+func cpuSeconds(of pid: Int32) -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+func residentMegabytes(of pid: Int32) -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+    return kilobytes / 1024
+}
+
+func selfCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+var scanner: Process?
+if FileManager.default.isExecutableFile(atPath: nearplayPath) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: nearplayPath)
+    process.arguments = ["scan", "--backend", "sim", "--air-socket", socketPath, "--device", "bench", "--json"]
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try process.run()
+    scanner = process
+} else {
+    print("note: \(nearplayPath) not found; measuring the in-process scanner only (build `nearplay` too for the scanner process)")
+}
+
+// Warm up: everyone connected, ranging tracks created.
+try await Task.sleep(for: .seconds(2))
+let clock = ContinuousClock()
+let start = clock.now
+let heard0 = heard.value.load(ordering: .relaxed)
+let delivered0 = hub.census.framesDelivered
+let scannerCPU0 = scanner.flatMap { cpuSeconds(of: $0.processIdentifier) }
+let selfCPU0 = selfCPUSeconds()
+try await Task.sleep(for: .seconds(seconds))
+let elapsed = start.duration(to: clock.now)
+let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+let heardRate = Double(heard.value.load(ordering: .relaxed) - heard0) / wall
+let census = hub.census
+let deliveredRate = Double(census.framesDelivered - delivered0) / wall
+let selfCPU = selfCPUSeconds() - selfCPU0
+
+print("simulated air: \(beaconCount) beacons at 10 Hz, \(census.scanning) scanners, \(String(format: "%.1f", wall)) s")
+print(String(format: "  in-process scanner heard      %7.0f advertisements/s", heardRate))
+print(String(format: "  hub delivered (all scanners)  %7.0f frames/s, %d dropped", deliveredRate, census.framesDropped))
+print(String(format: "  hub + in-process scanner CPU  %7.1f %% of a core", 100 * selfCPU / wall))
+if let scanner, let before = scannerCPU0, let after = cpuSeconds(of: scanner.processIdentifier) {
+    let cpu = after - before
+    let perScanner = deliveredRate / Double(max(1, census.scanning))
+    print(String(format: "  `nearplay scan --backend sim --json` process: %.1f %% of a core (%.1f µs per advertisement), RSS %.1f MB",
+                 100 * cpu / wall, 1e6 * cpu / max(1, perScanner * wall), residentMegabytes(of: scanner.processIdentifier) ?? 0))
+    scanner.terminate()
+    scanner.waitUntilExit()
+}
+scanTask.cancel()
+_ = await scanTask.result
+hubTask.cancel()
+_ = await hubTask.result
+rmdir(folder)

@@ -1,0 +1,168 @@
+import Glibc
+
+/// A system call on the simulated air's socket that failed, with its errno.
+public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `connect`, `bind`, `read` and so on.
+    public var operation: String
+    public var path: String
+    public var code: Int32
+    /// What to do about it, when there is something to say.
+    public var advice: String?
+
+    public init(_ operation: String, path: String, code: Int32, advice: String? = nil) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+        self.advice = advice
+    }
+
+    public var description: String {
+        let base = "cannot \(operation) the simulated air socket \(path): \(String(cString: strerror(code)))"
+        return advice.map { base + "; " + $0 } ?? base
+    }
+
+    /// The hub is not there (yet, or any more), or its folder is not: worth trying again later.
+    public var isHubAbsent: Bool {
+        [ENOENT, ENOTDIR, ECONNREFUSED, EAGAIN, ECONNRESET, EPIPE, ETIMEDOUT].contains(code)
+    }
+}
+
+/// The Unix stream socket calls the simulated air makes: each retries `EINTR`, throws a
+/// ``SocketError`` with errno and the path, and leaves descriptors non-blocking and close-on-exec.
+enum UnixSocket {
+    /// Binds and listens at `path`, replacing a stale socket file that nobody listens on.
+    static func listen(path: String) throws(SocketError) -> Int32 {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw SocketError("bind", path: path, code: EEXIST, advice: "it exists and is not a socket; remove it or choose another --socket")
+            }
+            if let fd = try? connect(path: path) {
+                Glibc.close(fd)
+                throw SocketError("bind", path: path, code: EADDRINUSE, advice: "another hub is listening there; stop it or choose another --socket")
+            }
+            unlink(path)
+        }
+        let fd = try makeSocket(path: path)
+        var address = try socketAddress(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw SocketError("bind", path: path, code: code)
+        }
+        guard Glibc.listen(fd, 64) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw SocketError("listen on", path: path, code: code)
+        }
+        return fd
+    }
+
+    /// Connects to the hub at `path`.
+    static func connect(path: String) throws(SocketError) -> Int32 {
+        let fd = try makeSocket(path: path)
+        var address = try socketAddress(path)
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result == 0 { return fd }
+            let code = errno
+            if code == EINTR { continue }
+            Glibc.close(fd)
+            throw SocketError("connect to", path: path, code: code)
+        }
+    }
+
+    /// An accepted connection, or nil when none is waiting.
+    static func accept(_ listener: Int32, path: String) throws(SocketError) -> Int32? {
+        while true {
+            // accept4 is not in Glibc's Swift module without _GNU_SOURCE; set the flags after.
+            let fd = Glibc.accept(listener, nil, nil)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                return fd
+            }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN: return nil
+            case let code: throw SocketError("accept on", path: path, code: code)
+            }
+        }
+    }
+
+    /// Bytes read into `buffer`: nil when none are waiting, 0 at the end of the stream.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SocketError) -> Int? {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return nil
+            case let code: throw SocketError("read from", path: path, code: code)
+            }
+        }
+    }
+
+    /// Writes what it can of `bytes[offset...]` without blocking; returns how many bytes went.
+    /// Never raises SIGPIPE: a closed peer is an `EPIPE` error.
+    static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int, path: String) throws(SocketError) -> Int {
+        var written = 0
+        while offset + written < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset + written, $0.count - offset - written, Int32(MSG_NOSIGNAL))
+            }
+            if n >= 0 {
+                written += n
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return written
+            case let code: throw SocketError("write to", path: path, code: code)
+            }
+        }
+        return written
+    }
+
+    /// Writes all of `bytes`, waiting up to `timeout` milliseconds in all for room. For the
+    /// clients' few small messages.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, timeout: Int32 = 2000) throws(SocketError) {
+        var offset = 0
+        var waited: Int32 = 0
+        while offset < bytes.count {
+            offset += try write(fd, bytes, from: offset, path: path)
+            if offset < bytes.count {
+                guard waited < timeout else { throw SocketError("write to", path: path, code: ETIMEDOUT) }
+                var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&descriptor, 1, 50)
+                waited += 50
+            }
+        }
+    }
+
+    private static func makeSocket(path: String) throws(SocketError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("create", path: path, code: errno) }
+        return fd
+    }
+
+    private static func socketAddress(_ path: String) throws(SocketError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw SocketError("use", path: path, code: ENAMETOOLONG,
+                              advice: "a socket path has 1 to \(capacity - 1) bytes; choose a shorter one")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        return address
+    }
+}
