@@ -24,7 +24,7 @@ public struct DBusSignalStream: AsyncSequence, Sendable {
         Iterator(queue: queue, lifetime: lifetime)
     }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         private let queue: SignalQueue
         private let lifetime: Lifetime
         private var batch: [DBusMessage] = []
@@ -46,6 +46,22 @@ public struct DBusSignalStream: AsyncSequence, Sendable {
             }
             defer { position += 1 }
             return batch[position]
+        }
+
+        /// The signals not yet returned from what one socket read brought (at least one), so a
+        /// reader that passes signals on can do so a batch at a time; nil once the subscription
+        /// has ended, as for ``next()``.
+        public mutating func nextBatch() async throws -> [DBusMessage]? {
+            if position == batch.count {
+                guard let more = try await queue.take() else { return nil }
+                batch = more
+                position = 0
+            }
+            defer {
+                batch = []
+                position = 0
+            }
+            return position == 0 ? batch : Array(batch[position...])
         }
     }
 
