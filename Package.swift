@@ -97,6 +97,7 @@ let package = Package(
                 "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Radio", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The lobby server, apart from the agent: `nearplay lobby …` runs it.
