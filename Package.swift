@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
-        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "BusTestSupport"]),
+        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "Sensors"]),
         .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors"]),

@@ -11,10 +11,20 @@ public final class PrivateBus: @unchecked Sendable {
     private let socket: String
     private let config: URL
 
-    /// Starts the daemon and waits until it accepts connections. `includes`: configuration files
-    /// the daemon loads too (a D-Bus policy to check, say); one it refuses stops it starting, and
-    /// the error thrown carries the daemon's reason.
-    public init(includes: [String] = []) throws {
+    /// Lets every connection own any name and send anything: a bus for testing clients.
+    public static let openPolicy = """
+        <policy context="default">
+          <allow send_destination="*" eavesdrop="true"/>
+          <allow eavesdrop="true"/>
+          <allow own="*"/>
+        </policy>
+        """
+
+    /// Starts the daemon and waits until it accepts connections. `defaultPolicy`: the policy
+    /// elements of its configuration; `includes`: configuration files the daemon loads too (a
+    /// D-Bus policy to check, say). A configuration it refuses stops it starting, and the error
+    /// thrown carries the daemon's reason.
+    public init(defaultPolicy: String = PrivateBus.openPolicy, includes: [String] = []) throws {
         guard let executable = findExecutable("dbus-daemon") else {
             throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
         }
@@ -30,11 +40,7 @@ public final class PrivateBus: @unchecked Sendable {
               <type>session</type>
               <listen>unix:path=\(socket)</listen>
               <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
+            \(defaultPolicy)
             \(includes.map { "  <include>\($0)</include>" }.joined(separator: "\n"))
             </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import BusTestSupport
+import DBus
 import Foundation
 import Testing
 
@@ -135,7 +136,62 @@ import Testing
         connection.close()
     }
 
-    /// The check above has teeth: a policy with a mistake stops the daemon starting.
+    /// What the policy allows, on a bus that otherwise refuses method calls as the system bus
+    /// does: a copy naming the user running the tests instead of `nearplay` may call bluetoothd's
+    /// Adapter1, LEAdvertisingManager1, ObjectManager and Properties, and nothing else of it.
+    @Test func thePolicyAllowsTheBlueZInterfacesNearplayUsesAndNothingElse() async throws {
+        let user = try #require(getpwuid(getuid())).pointee.pw_name.map { String(cString: $0) }
+        let text = try String(contentsOfFile: Self.policy, encoding: .utf8)
+        #expect(text.contains(#"<policy user="nearplay">"#))
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-policy-\(UUID().uuidString).conf")
+        try text.replacingOccurrences(of: #"<policy user="nearplay">"#, with: "<policy user=\"\(user ?? "root")\">")
+            .write(to: copy, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let bus = try PrivateBus(defaultPolicy: """
+            <policy context="default">
+              <allow own="*"/>
+              <deny send_type="method_call"/>
+              <allow send_destination="org.freedesktop.DBus"/>
+              <allow send_type="signal"/>
+              <allow send_requested_reply="true" send_type="method_return"/>
+              <allow send_requested_reply="true" send_type="error"/>
+              <allow receive_type="method_call"/>
+              <allow receive_type="method_return"/>
+              <allow receive_type="error"/>
+              <allow receive_type="signal"/>
+            </policy>
+            """, includes: [copy.path])
+        defer { bus.stop() }
+
+        // A stand-in for bluetoothd: the interfaces the policy names, and one it does not.
+        let bluetoothd = try await bus.connect()
+        defer { bluetoothd.close() }
+        let ok = { (name: String) in DBusExportedMethod(name: name) { _ in [] } }
+        try await bluetoothd.export(DBusExportedObject(path: "/", interfaces: [], isObjectManager: true))
+        try await bluetoothd.export(DBusExportedObject(path: "/org/bluez/hci0", interfaces: [
+            DBusExportedInterface(name: "org.bluez.Adapter1", methods: [ok("StartDiscovery")],
+                                  properties: ["Powered": .boolean(true)]),
+            DBusExportedInterface(name: "org.bluez.LEAdvertisingManager1", methods: [ok("UnregisterAdvertisement")]),
+            DBusExportedInterface(name: "org.bluez.GattManager1", methods: [ok("RegisterApplication")]),
+        ]))
+        try await bluetoothd.requestName("org.bluez")
+
+        let nearplay = try await bus.connect()
+        defer { nearplay.close() }
+        func call(_ interface: String, _ member: String, path: DBusObjectPath = "/org/bluez/hci0",
+                  _ body: [DBusValue] = []) async throws {
+            _ = try await nearplay.call(destination: "org.bluez", path: path, interface: interface, member: member,
+                                        body: body, timeout: .seconds(5))
+        }
+        try await call("org.bluez.Adapter1", "StartDiscovery")
+        try await call("org.bluez.LEAdvertisingManager1", "UnregisterAdvertisement")
+        try await call("org.freedesktop.DBus.ObjectManager", "GetManagedObjects", path: "/")
+        try await call("org.freedesktop.DBus.Properties", "GetAll", [.string("org.bluez.Adapter1")])
+        let denied = await #expect(throws: DBusError.self) { try await call("org.bluez.GattManager1", "RegisterApplication") }
+        #expect(denied?.name == "org.freedesktop.DBus.Error.AccessDenied", "\(String(describing: denied))")
+    }
+
+    /// The load check has teeth: a policy with a mistake stops the daemon starting.
     @Test func dbusDaemonRefusesAPolicyWithAMistake() throws {
         let text = try String(contentsOfFile: Self.policy, encoding: .utf8)
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-policy-\(UUID().uuidString).conf")
