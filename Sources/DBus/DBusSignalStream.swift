@@ -24,6 +24,17 @@ public struct DBusSignalStream: AsyncSequence, Sendable {
         Iterator(queue: queue, lifetime: lifetime)
     }
 
+    /// Everything that arrived since the last call, waiting for at least one signal: what a
+    /// socket read brought, for a reader that passes signals on a batch at a time. Nil once the
+    /// subscription has ended; throws why the connection dropped, as iterating does.
+    ///
+    /// Unlike iterating, cancelling the waiting task only stops the wait (it throws
+    /// `CancellationError`) and leaves the subscription running, so tasks can take turns
+    /// reading one subscription. Do not mix with iterating the same stream.
+    public func takeBatch() async throws -> [DBusMessage]? {
+        try await queue.take(endingOnCancellation: false)
+    }
+
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         private let queue: SignalQueue
         private let lifetime: Lifetime
@@ -46,22 +57,6 @@ public struct DBusSignalStream: AsyncSequence, Sendable {
             }
             defer { position += 1 }
             return batch[position]
-        }
-
-        /// The signals not yet returned from what one socket read brought (at least one), so a
-        /// reader that passes signals on can do so a batch at a time; nil once the subscription
-        /// has ended, as for ``next()``.
-        public mutating func nextBatch() async throws -> [DBusMessage]? {
-            if position == batch.count {
-                guard let more = try await queue.take() else { return nil }
-                batch = more
-                position = 0
-            }
-            defer {
-                batch = []
-                position = 0
-            }
-            return position == 0 ? batch : Array(batch[position...])
         }
     }
 
@@ -127,8 +122,9 @@ final class SignalQueue: Sendable {
         if first { onEnd() }
     }
 
-    /// Everything queued, waiting for at least one signal; nil once ended.
-    func take() async throws -> [DBusMessage]? {
+    /// Everything queued, waiting for at least one signal; nil once ended. Cancellation ends the
+    /// subscription, or with `endingOnCancellation` false only this wait.
+    func take(endingOnCancellation: Bool = true) async throws -> [DBusMessage]? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready: Result<[DBusMessage]?, any Error>? = state.withLock { state in
@@ -142,6 +138,9 @@ final class SignalQueue: Sendable {
                             return .failure(DBusError(name: DBusError.failedName, message:
                                 "a signal stream was read by two tasks at once; give each task its own subscription"))
                         }
+                        // The flag is set before the cancellation handler runs: either that
+                        // handler finds this waiter, or this sees the flag.
+                        if !endingOnCancellation, Task.isCancelled { return .failure(CancellationError()) }
                         state.waiting = continuation
                         return nil
                     case .success:
@@ -156,7 +155,16 @@ final class SignalQueue: Sendable {
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            finish()
+            if endingOnCancellation { finish() } else { abandonWait() }
         }
+    }
+
+    /// Fails the waiting reader with `CancellationError`, leaving the subscription running.
+    private func abandonWait() {
+        let reader = state.withLock { state in
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        reader?.resume(throwing: CancellationError())
     }
 }

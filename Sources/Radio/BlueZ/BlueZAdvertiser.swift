@@ -34,11 +34,11 @@ public struct BlueZAdvertiser: Advertiser {
 
     public func advertise(_ payload: AdvertisingPayload) async throws {
         let path = await manager.claimAdvertisementPath()
-        let (user, events) = await manager.subscribe()
+        let user = await manager.subscribe(followingDevices: false)
         var run = AdvertiseRun(advertiser: self, payload: payload, path: path)
         var failure: (any Error)?
         do {
-            try await run.serve(events)
+            try await run.serve(user)
         } catch where Task.isCancelled {
             // A call cut short by the cancellation: winding down, not a failure.
         } catch {
@@ -97,10 +97,14 @@ private struct AdvertiseRun {
     }
 
     /// Runs until the task is cancelled (returns) or something waiting cannot fix (throws).
-    mutating func serve(_ events: AsyncStream<BlueZManager.Event>) async throws {
+    mutating func serve(_ user: UInt64) async throws {
         let (inputs, input) = AsyncStream<Input>.makeStream()
-        let forwarding = Task {
-            for await event in events { input.yield(.bluez(event)) }
+        // BlueZ's events and Release, in one stream. The forwarding task reads the bus for
+        // everyone when no other user of the manager is reading it.
+        let forwarding = Task { [manager] in
+            while let events = try? await manager.events(for: user) {
+                for event in events { input.yield(.bluez(event)) }
+            }
             input.finish()
         }
         defer { forwarding.cancel() }

@@ -37,11 +37,11 @@ public struct BlueZScanner: Scanner {
     }
 
     public func scan(_ receive: (Advertisement) async -> Void) async throws {
-        let (user, events) = await manager.subscribe()
+        let user = await manager.subscribe(followingDevices: true)
         var run = ScanRun(scanner: self, start: .now)
         var failure: (any Error)?
         do {
-            try await run.serve(events, receive)
+            try await run.serve(user, receive)
         } catch where Task.isCancelled {
             // A call cut short by the cancellation: winding down, not a failure.
         } catch {
@@ -75,27 +75,35 @@ private struct ScanRun {
         self.start = start
     }
 
-    /// Runs until the task is cancelled (returns) or something waiting cannot fix (throws).
-    mutating func serve(_ events: AsyncStream<BlueZManager.Event>, _ receive: (Advertisement) async -> Void) async throws {
-        for await event in events {
-            switch event {
-            case .ready(let session, let objects):
-                self.session = session
-                discoveringOn = nil
-                devices.removeAll()
-                for advertisement in try await reconcile(as: objects) { await receive(advertisement) }
-            case .serviceStopped:
-                discoveringOn = nil
-                devices.removeAll()
-                notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
-            case .disconnected:
-                session = nil
-                discoveringOn = nil
-                devices.removeAll()
-            case .changes(let changes):
-                for change in changes {
-                    for advertisement in try await handle(change) { await receive(advertisement) }
-                }
+    /// Runs until the task is cancelled or something waiting cannot fix (throws either way).
+    /// This task reads the bus itself whenever no other user of the manager is reading it, so
+    /// on the hot path the bus wakes it directly.
+    mutating func serve(_ user: UInt64, _ receive: (Advertisement) async -> Void) async throws {
+        while true {
+            for event in try await manager.events(for: user) {
+                try await follow(event, receive)
+            }
+        }
+    }
+
+    private mutating func follow(_ event: BlueZManager.Event, _ receive: (Advertisement) async -> Void) async throws {
+        switch event {
+        case .ready(let session, let objects):
+            self.session = session
+            discoveringOn = nil
+            devices.removeAll()
+            for advertisement in try await reconcile(as: objects) { await receive(advertisement) }
+        case .serviceStopped:
+            discoveringOn = nil
+            devices.removeAll()
+            notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
+        case .disconnected:
+            session = nil
+            discoveringOn = nil
+            devices.removeAll()
+        case .changes(let changes):
+            for change in changes {
+                for advertisement in try await handle(change) { await receive(advertisement) }
             }
         }
     }

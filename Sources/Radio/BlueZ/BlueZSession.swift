@@ -62,11 +62,10 @@ struct Backoff {
 
     mutating func reset() { delay = .milliseconds(250) }
 
-    /// Sleeps for the current delay and doubles it. Throws on cancellation.
-    mutating func wait() async throws {
-        let current = delay
-        delay = min(delay * 2, .seconds(8))
-        try await Task.sleep(for: current)
+    /// The current delay, doubling it for next time.
+    mutating func next() -> Duration {
+        defer { delay = min(delay * 2, .seconds(8)) }
+        return delay
     }
 }
 
