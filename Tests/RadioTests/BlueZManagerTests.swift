@@ -70,10 +70,16 @@ import Testing
         #expect(try await Self.connections(observer).subtracting(before).subtracting([mock]) == [registered.sender])
         #expect(await manager.connectionsOpened == 1)
 
-        // The scanner leaving stops discovery but leaves the advertiser's connection alone.
+        // The scanner leaving stops discovery but leaves the advertiser's connection alone, and
+        // the advertiser's task takes over reading the bus (the scanner's task usually reads it).
         await probe.stop()
         #expect(try await bluez.mock.adapterProperties()["Discovering"] == .boolean(false))
         #expect(try await bluez.mock.registeredAdvertisement()?.sender == registered.sender)
+        bluez.mock.kill()
+        try await bluez.mock.start()
+        try await bluez.mock.addAdapter("hci0")
+        #expect(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(3))?.sender == registered.sender,
+                "the advertiser alone follows bluetoothd's return")
         // The last one out withdraws its advertisement and closes the connection.
         advertising.cancel()
         try await advertising.value
