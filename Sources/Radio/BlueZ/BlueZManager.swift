@@ -93,6 +93,8 @@ public actor BlueZManager {
     /// what it did on the bus (stopped discovery, unregistered), so those calls still go out.
     func unsubscribe(_ id: UInt64) {
         users.removeValue(forKey: id)?.waiter?.resume()
+        // One of those left takes over reading, if the one leaving was the one who would have.
+        wakeWaiters()
         guard users.isEmpty else { return }
         generation += 1
         session?.close()
@@ -105,8 +107,10 @@ public actor BlueZManager {
 
     /// The events for user `id` since its last call, waiting for at least one. When no other
     /// user is reading the bus, the calling task reads it for everyone: a scanner's own task is
-    /// then woken by the bus, with no hand-over between tasks on the hot path. Throws
-    /// `CancellationError` when the task is cancelled (another user's task takes over reading).
+    /// then woken by the bus, with no hand-over between tasks on the hot path. A user that does
+    /// not follow devices leaves the reading to the scanners while there are any (the bus waits
+    /// for them while they handle what they read). Throws `CancellationError` when the task is cancelled (another user's
+    /// task takes over reading).
     func events(for id: UInt64) async throws -> [Event] {
         while true {
             try Task.checkCancellation()
@@ -115,7 +119,9 @@ public actor BlueZManager {
                 users[id]!.pending = []
                 return user.pending
             }
-            if reading {
+            let leaveToScanner = !user.followsDevices && users.values.contains { $0.followsDevices }
+            if reading || leaveToScanner {
+                if !reading { wakeWaiters(followingDevices: true) }
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
                         users[id]?.waiter = continuation
@@ -126,11 +132,18 @@ public actor BlueZManager {
                 continue
             }
             reading = true
-            defer {
+            do {
+                try await read()
+            } catch {
+                // Someone else reads from here on.
                 reading = false
                 wakeWaiters()
+                throw error
             }
-            try await read()
+            reading = false
+            // The others wait on, unless this read brought them something: this task reads again
+            // when it comes back for more.
+            wakeWaiters(withEventsOnly: true)
         }
     }
 
@@ -140,13 +153,14 @@ public actor BlueZManager {
         waiter?.resume()
     }
 
-    /// Wakes every waiting user: those with events take them, one of the others reads next.
-    private func wakeWaiters() {
-        for id in users.keys {
-            if let waiter = users[id]?.waiter {
-                users[id]!.waiter = nil
-                waiter.resume()
-            }
+    /// Wakes the waiting users (those with events take them, one of the others reads next);
+    /// `withEventsOnly`: only those with events; `followingDevices`: only scanners.
+    private func wakeWaiters(withEventsOnly: Bool = false, followingDevices: Bool = false) {
+        for (id, user) in users where user.waiter != nil {
+            if withEventsOnly, user.pending.isEmpty { continue }
+            if followingDevices, !user.followsDevices { continue }
+            users[id]!.waiter = nil
+            user.waiter!.resume()
         }
     }
 
