@@ -135,6 +135,7 @@ let package = Package(
                 "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The lobby server, apart from the agent: `nearplay lobby …` runs it.
@@ -163,7 +164,7 @@ let package = Package(
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
-        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames"]),
+        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
         .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),

@@ -4,8 +4,9 @@
 // A private dbus-daemon; a sender process of our own (this executable, `sender` mode) that owns
 // org.bluez, serves an adapter and 64 devices like bluetoothd, and pumps Device1
 // PropertiesChanged signals (RSSI + iBeacon ManufacturerData); the scanner runs in this process,
-// so getrusage(RUSAGE_SELF) is its CPU alone. Usage:
-//   swift run -c release nearplay-dbus-bench [flood-count] [rate-seconds]
+// so getrusage(RUSAGE_SELF) is its CPU alone. With `agent`, an advertiser shares the scanner's
+// BlueZManager, as in the agent (its CPU is then included). Usage:
+//   swift run -c release nearplay-dbus-bench [flood-count] [rate-seconds] [agent]
 import BusTestSupport
 import DBus
 import Foundation
@@ -34,6 +35,10 @@ func runSender(address: String) async throws {
             DBusExportedMethod(name: "StartDiscovery") { _ in [] },
             DBusExportedMethod(name: "StopDiscovery") { _ in [] },
         ], properties: ["Address": .string("00:01:02:03:04:05"), "Powered": .boolean(true), "Discovering": .boolean(false)]),
+        DBusExportedInterface(name: "org.bluez.LEAdvertisingManager1", methods: [
+            DBusExportedMethod(name: "RegisterAdvertisement", inputSignature: "oa{sv}") { _ in [] },
+            DBusExportedMethod(name: "UnregisterAdvertisement", inputSignature: "o") { _ in [] },
+        ], properties: ["ActiveInstances": .byte(0), "SupportedInstances": .byte(5)]),
     ])
     try await connection.export(DBusExportedObject(path: "/", interfaces: [], isObjectManager: true))
     try await connection.export(adapter)
@@ -157,7 +162,7 @@ func monotonicNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-func runBenchmark(floodCount: Int, rateSeconds: Double) async throws {
+func runBenchmark(floodCount: Int, rateSeconds: Double, withAdvertiser: Bool) async throws {
     let bus = try PrivateBus()
     defer { bus.stop() }
     let sender = Process()
@@ -176,7 +181,11 @@ func runBenchmark(floodCount: Int, rateSeconds: Double) async throws {
     }
 
     let counter = Counter()
-    let scanner = BlueZScanner(busAddress: bus.address)
+    let manager = BlueZManager(busAddress: bus.address)
+    let scanner = BlueZScanner(manager: manager)
+    let advertising = withAdvertiser ? Task {
+        try await BlueZAdvertiser(manager: manager).advertise(AdvertisingPayload(manufacturerData: [0x004C: [0x02, 0x15]]))
+    } : nil
     let scan = Task {
         try await scanner.scan { _ in
             counter.received.add(1, ordering: .relaxed)
@@ -184,7 +193,8 @@ func runBenchmark(floodCount: Int, rateSeconds: Double) async throws {
         }
     }
     while counter.received.load(ordering: .relaxed) < deviceCount { try await Task.sleep(for: .milliseconds(10)) }
-    print("scanner up: \(deviceCount) devices reported at discovery start")
+    print("scanner up: \(deviceCount) devices reported at discovery start"
+        + (withAdvertiser ? "; an advertiser shares its BlueZManager" : ""))
 
     // 1. Throughput: as many signals as the sender can push; rate over the time the scanner took.
     let before = counter.received.load(ordering: .relaxed)
@@ -228,6 +238,8 @@ func runBenchmark(floodCount: Int, rateSeconds: Double) async throws {
     _ = try? await command("quit")
     scan.cancel()
     _ = try? await scan.value
+    advertising?.cancel()
+    _ = try? await advertising?.value
 }
 
 let arguments = CommandLine.arguments
@@ -236,5 +248,6 @@ if arguments.count >= 3, arguments[1] == "sender" {
 } else {
     let floodCount = arguments.count > 1 ? Int(arguments[1]) ?? 200_000 : 200_000
     let rateSeconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
-    try await runBenchmark(floodCount: floodCount, rateSeconds: rateSeconds)
+    try await runBenchmark(floodCount: floodCount, rateSeconds: rateSeconds,
+                           withAdvertiser: arguments.count > 3 && arguments[3] == "agent")
 }

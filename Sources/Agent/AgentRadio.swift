@@ -21,7 +21,10 @@ public struct AgentRadio: Sendable {
     public static func make(_ settings: AgentConfiguration.RadioSettings) throws(AgentError) -> AgentRadio {
         switch settings.backend {
         case .bluez:
-            return AgentRadio(scanner: BlueZScanner(adapterName: settings.adapter), advertiser: BlueZAdvertiser(adapterName: settings.adapter),
+            // One D-Bus connection, one copy of BlueZ's objects and one reconnect loop for both.
+            let manager = BlueZManager()
+            return AgentRadio(scanner: BlueZScanner(manager: manager, adapterName: settings.adapter),
+                              advertiser: BlueZAdvertiser(manager: manager, adapterName: settings.adapter),
                               description: "BlueZ" + (settings.adapter.map { " (\($0))" } ?? ""))
         case .replay:
             guard let file = settings.file else { throw AgentError("radio.file: the replay backend needs a trace.", code: "badConfiguration") }
@@ -36,7 +39,11 @@ public struct AgentRadio: Sendable {
             return AgentRadio(scanner: ReplayScanner(records.map(\.advertisement), pacing: .recorded(speed: 1)), advertiser: nil,
                               description: "replay of \(file)")
         case .sim:
-            throw AgentError("radio.backend: the simulated air is not part of this build yet.", code: "badConfiguration")
+            guard let device = settings.device else { throw AgentError("radio.device: the sim backend needs this device's name.", code: "badConfiguration") }
+            let socket = settings.airSocket ?? SimulatedAir.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
+            return AgentRadio(scanner: SimulatedAirScanner(socketPath: socket, device: device),
+                              advertiser: SimulatedAirAdvertiser(socketPath: socket, device: device),
+                              description: "the simulated air at \(socket) as \(device)")
         }
     }
 }

@@ -24,7 +24,18 @@ public struct DBusSignalStream: AsyncSequence, Sendable {
         Iterator(queue: queue, lifetime: lifetime)
     }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    /// Everything that arrived since the last call, waiting for at least one signal: what a
+    /// socket read brought, for a reader that passes signals on a batch at a time. Nil once the
+    /// subscription has ended; throws why the connection dropped, as iterating does.
+    ///
+    /// Unlike iterating, cancelling the waiting task only stops the wait (it throws
+    /// `CancellationError`) and leaves the subscription running, so tasks can take turns
+    /// reading one subscription. Do not mix with iterating the same stream.
+    public func takeBatch() async throws -> [DBusMessage]? {
+        try await queue.take(endingOnCancellation: false)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         private let queue: SignalQueue
         private let lifetime: Lifetime
         private var batch: [DBusMessage] = []
@@ -111,8 +122,9 @@ final class SignalQueue: Sendable {
         if first { onEnd() }
     }
 
-    /// Everything queued, waiting for at least one signal; nil once ended.
-    func take() async throws -> [DBusMessage]? {
+    /// Everything queued, waiting for at least one signal; nil once ended. Cancellation ends the
+    /// subscription, or with `endingOnCancellation` false only this wait.
+    func take(endingOnCancellation: Bool = true) async throws -> [DBusMessage]? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready: Result<[DBusMessage]?, any Error>? = state.withLock { state in
@@ -126,6 +138,9 @@ final class SignalQueue: Sendable {
                             return .failure(DBusError(name: DBusError.failedName, message:
                                 "a signal stream was read by two tasks at once; give each task its own subscription"))
                         }
+                        // The flag is set before the cancellation handler runs: either that
+                        // handler finds this waiter, or this sees the flag.
+                        if !endingOnCancellation, Task.isCancelled { return .failure(CancellationError()) }
                         state.waiting = continuation
                         return nil
                     case .success:
@@ -140,7 +155,16 @@ final class SignalQueue: Sendable {
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            finish()
+            if endingOnCancellation { finish() } else { abandonWait() }
         }
+    }
+
+    /// Fails the waiting reader with `CancellationError`, leaving the subscription running.
+    private func abandonWait() {
+        let reader = state.withLock { state in
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        reader?.resume(throwing: CancellationError())
     }
 }

@@ -14,6 +14,9 @@ struct Backoff {
 
     mutating func reset() { delay = first }
 
+    /// Doubles the delay without sleeping (for an actor that sleeps outside its own state).
+    mutating func advance() { delay = min(delay * 2, limit) }
+
     /// Sleeps for the current delay and doubles it. Throws on cancellation.
     mutating func wait() async throws {
         let current = delay

@@ -23,7 +23,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @Option(help: "Minor, 0 to 65535.")
     var minor: Int
 
-    @Option(help: "Measured power: the RSSI expected at 1 m, in dBm (-127 to -1).")
+    // `.unconditional`: the value is negative, and `--power -59` must not read as a missing value.
+    @Option(parsing: .unconditional, help: "Measured power: the RSSI expected at 1 m, in dBm (-127 to -1).")
     var power: Int = -59
 
     @Option(help: "Advertising interval in milliseconds (20 to 10240), where the radio lets us set it.")

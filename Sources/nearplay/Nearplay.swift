@@ -5,6 +5,7 @@ struct Nearplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearplay",
         abstract: "Find players nearby over Bluetooth LE and challenge them to sensor minigames.",
+        version: NearplayVersion.current,
         subcommands: [
             ReplayCommand.self,
             EvalCommand.self,

@@ -3,6 +3,7 @@ import DBus
 import Foundation
 import Logging
 import Radio
+import ServiceLifecycle
 
 /// Options shared by the commands that use the Bluetooth radio.
 struct RadioOptions: ParsableArguments {
@@ -54,23 +55,29 @@ enum RadioFailure {
     }
 }
 
-/// Runs `work` until it finishes or SIGINT/SIGTERM arrives, which cancels it; waits for it to
-/// wind down (so discovery is stopped and advertisements unregistered) before returning.
+/// Runs `work` as the one service of a `ServiceGroup` until it finishes or SIGINT/SIGTERM arrives.
+/// The first signal shuts the group down gracefully, which cancels `work`; this returns once
+/// `work` has wound down (discovery stopped, advertisement unregistered), so the exit status is
+/// what `work` made it.
 func runUntilInterrupted(_ work: @escaping @Sendable () async throws -> Void) async throws {
-    let task = Task { try await work() }
+    // A parent may have left these blocked (test runners do); we want them.
     var mask = sigset_t()
     sigemptyset(&mask)
     sigaddset(&mask, SIGINT)
     sigaddset(&mask, SIGTERM)
-    // A parent may have left these blocked (test runners do); we want them.
     pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-    let sources = [SIGINT, SIGTERM].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler { task.cancel() }
-        source.resume()
-        return source
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+        services: [.init(service: InterruptibleWork(work: work), successTerminationBehavior: .gracefullyShutdownGroup)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: Logger(label: "nearplay.lifecycle")))
+    try await group.run()
+}
+
+/// A command's radio work as a service: cancelled when the group shuts down gracefully.
+private struct InterruptibleWork: Service {
+    let work: @Sendable () async throws -> Void
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown(work)
     }
-    defer { sources.forEach { $0.cancel() } }
-    try await task.value
 }

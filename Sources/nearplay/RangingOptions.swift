@@ -34,7 +34,8 @@ struct RangingOptions: ParsableArguments {
     @Option(help: "Path-loss exponent of the log-distance model (2 is free space).")
     var exponent: Double = 2.8
 
-    @Option(help: ArgumentHelp("dB added to readings: a receiver's calibration offset. DB for all receivers, or RX=DB for the receiver named RX in the trace; repeatable.", valueName: "[RX=]DB"))
+    // `.unconditionalSingleValue`: offsets are often negative (`--rssi-offset -3`).
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("dB added to readings: a receiver's calibration offset. DB for all receivers, or RX=DB for the receiver named RX in the trace; repeatable.", valueName: "[RX=]DB"))
     var rssiOffset: [String] = []
 
     /// The parsed `--rssi-offset` values: the default and the per-receiver ones.

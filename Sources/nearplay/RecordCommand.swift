@@ -22,7 +22,8 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
 
-    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
+    // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
+    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions

@@ -20,7 +20,8 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Stream proximity events as JSON Lines instead of the live table.")
     var json = false
 
-    @Option(help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ only, the simulated air hears down to -100).")
+    // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
+    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ only, the simulated air hears down to -100).")
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions

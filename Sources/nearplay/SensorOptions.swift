@@ -16,7 +16,8 @@ struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The accelerometer to use, by IIO id (iio:device0) or chip name (adxl345); the first found by default.", valueName: "name"))
     var accelerometer: String?
 
-    @Option(help: ArgumentHelp("How the chip is mounted: the chip axes that are the device's x,y,z, e.g. -y,x,z.", valueName: "axes"))
+    // `.unconditional`: an inverted first axis starts with a minus (`--orientation -y,x,z`).
+    @Option(parsing: .unconditional, help: ArgumentHelp("How the chip is mounted: the chip axes that are the device's x,y,z, e.g. -y,x,z.", valueName: "axes"))
     var orientation: String = SensorOptions.defaults.orientation
 
     @Option(help: ArgumentHelp("Accelerometer samples per second in polled mode.", valueName: "hz"))

@@ -11,8 +11,20 @@ public final class PrivateBus: @unchecked Sendable {
     private let socket: String
     private let config: URL
 
-    /// Starts the daemon and waits until it accepts connections.
-    public init() throws {
+    /// Lets every connection own any name and send anything: a bus for testing clients.
+    public static let openPolicy = """
+        <policy context="default">
+          <allow send_destination="*" eavesdrop="true"/>
+          <allow eavesdrop="true"/>
+          <allow own="*"/>
+        </policy>
+        """
+
+    /// Starts the daemon and waits until it accepts connections. `defaultPolicy`: the policy
+    /// elements of its configuration; `includes`: configuration files the daemon loads too (a
+    /// D-Bus policy to check, say). A configuration it refuses stops it starting, and the error
+    /// thrown carries the daemon's reason.
+    public init(defaultPolicy: String = PrivateBus.openPolicy, includes: [String] = []) throws {
         guard let executable = findExecutable("dbus-daemon") else {
             throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
         }
@@ -28,11 +40,8 @@ public final class PrivateBus: @unchecked Sendable {
               <type>session</type>
               <listen>unix:path=\(socket)</listen>
               <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
+            \(defaultPolicy)
+            \(includes.map { "  <include>\($0)</include>" }.joined(separator: "\n"))
             </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         address = "unix:path=\(socket)"
@@ -48,8 +57,10 @@ public final class PrivateBus: @unchecked Sendable {
         daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
         let ready = Pipe()
         daemon.standardOutput = ready
-        // It complains on stderr that it may not raise its fd limit when not root; harmless.
-        daemon.standardError = FileHandle.nullDevice
+        // It complains on stderr that it may not raise its fd limit when not root, and about
+        // users and groups of included policies that this machine lacks; kept for the errors.
+        let errors = Pipe()
+        daemon.standardError = errors
         try daemon.run()
         var printed: [UInt8] = []
         var byte: UInt8 = 0
@@ -57,8 +68,14 @@ public final class PrivateBus: @unchecked Sendable {
             printed.append(byte)
         }
         guard !printed.isEmpty else {
+            daemon.waitUntilExit()
+            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             stop()
-            throw TestEnvironmentError("dbus-daemon did not start (config \(config.path))")
+            throw TestEnvironmentError("dbus-daemon did not start (config \(config.path)): \(output)")
+        }
+        // Drain what it says from now on, so a full pipe never blocks it.
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            if handle.availableData.isEmpty { handle.readabilityHandler = nil }
         }
     }
 

@@ -131,6 +131,30 @@ import Testing
         #expect(try await bluez.mock.registeredAdvertisement() == nil, "withdrawn on Ctrl-C")
     }
 
+    /// Negative values after a space, as people type them, reach BlueZ; SIGTERM (what systemd
+    /// sends) stops scanning and advertising as cleanly as Ctrl-C.
+    @Test func negativeValuesAfterASpaceReachBlueZAndSIGTERMStopsCleanly() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let scan = try Command(["scan", "--json", "--rssi-threshold", "-90"], bus: bluez.address)
+        try await waitUntil { try await bluez.mock.adapterProperties()["Discovering"] == .boolean(true) }
+        #expect(try await bluez.mock.adapterProperties()["DiscoveryFilter"]?.stringKeyedValue?["RSSI"] == .int16(-90))
+        kill(scan.process.processIdentifier, SIGTERM)
+        let scanned = await scan.finish()
+        #expect(scanned.status == 0, "\(scanned.stderr)")
+        #expect(try await bluez.mock.adapterProperties()["Discovering"] == .boolean(false), "discovery stopped on SIGTERM")
+
+        let advertise = try Command(["advertise", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
+                                     "--minor", "42", "--power", "-65"], bus: bluez.address)
+        try await waitUntil { try await bluez.mock.registeredAdvertisement() != nil }
+        #expect(try await bluez.mock.registeredAdvertisement()?.properties["ManufacturerData"]?.dictionaryValue?.first?.value.bytesValue
+            == IBeacon(uuid: Beacons.uuid, major: 7, minor: 42, measuredPower: -65).manufacturerData)
+        kill(advertise.process.processIdentifier, SIGTERM)
+        let advertised = await advertise.finish()
+        #expect(advertised.status == 0, "\(advertised.stderr)")
+        #expect(try await bluez.mock.registeredAdvertisement() == nil, "withdrawn on SIGTERM")
+    }
+
     @Test func advertiseExplainsAFullAdapter() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }

@@ -3,42 +3,51 @@ import Logging
 
 /// Advertises through bluetoothd's LEAdvertisingManager1: the default ``Advertiser`` on Linux.
 ///
-/// It serves an `org.bluez.LEAdvertisement1` object on its own bus connection and registers it.
-/// bluetoothd reads the object's properties back over the bus. When bluetoothd restarts, the
-/// adapter is switched off and on, or BlueZ releases the advertisement, it registers again; on
-/// cancellation it unregisters.
+/// It serves an `org.bluez.LEAdvertisement1` object on its manager's bus connection and registers
+/// it. bluetoothd reads the object's properties back over the bus. When bluetoothd restarts, the
+/// adapter is switched off and on, the connection is lost and regained, or BlueZ releases the
+/// advertisement, it registers again; on cancellation it unregisters.
 public struct BlueZAdvertiser: Advertiser {
+    /// The BlueZ connection this advertiser uses, perhaps shared with a scanner.
+    public let manager: BlueZManager
     /// `hci0` and so on; nil takes the first powered adapter.
     public var adapterName: String?
     public var logger: Logger
     /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
-    public var busAddress: String?
-    /// Where the advertisement object is served on our connection.
+    public var busAddress: String? { manager.busAddress }
+    /// Where the advertisement object is served: the first advertiser on a manager uses this
+    /// path, others on the same manager `/org/nearplay/advertisement1` and so on.
     public static let objectPath: DBusObjectPath = "/org/nearplay/advertisement0"
 
+    /// An advertiser on `manager`'s connection, which it shares with whatever else uses the manager.
+    public init(manager: BlueZManager, adapterName: String? = nil, logger: Logger? = nil) {
+        self.manager = manager
+        self.adapterName = adapterName
+        self.logger = logger ?? manager.logger
+    }
+
+    /// An advertiser with a connection of its own (a ``BlueZManager`` nothing else uses).
     public init(adapterName: String? = nil, busAddress: String? = nil,
                 logger: Logger = Logger(label: "nearplay.radio.bluez")) {
-        self.adapterName = adapterName
-        self.busAddress = busAddress
-        self.logger = logger
+        self.init(manager: BlueZManager(busAddress: busAddress, logger: logger), adapterName: adapterName, logger: logger)
     }
 
     public func advertise(_ payload: AdvertisingPayload) async throws {
-        var backoff = Backoff()
-        while !Task.isCancelled {
-            do {
-                let session = try await BlueZSession.open(address: busAddress)
-                backoff.reset()
-                var run = AdvertiseRun(advertiser: self, session: session, payload: payload)
-                try await run.serve()
-            } catch let error as RadioError {
-                throw error
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("Lost the system bus (\(error)); reconnecting in \(backoff.delay).")
-            }
-            do { try await backoff.wait() } catch { return }
+        let path = await manager.claimAdvertisementPath()
+        let user = await manager.subscribe(followingDevices: false)
+        var run = AdvertiseRun(advertiser: self, payload: payload, path: path)
+        var failure: (any Error)?
+        do {
+            try await run.serve(user)
+        } catch where Task.isCancelled {
+            // A call cut short by the cancellation: winding down, not a failure.
+        } catch {
+            failure = error
         }
+        await run.withdraw()
+        await manager.unsubscribe(user)
+        await manager.releaseAdvertisementPath(path)
+        if let failure { throw failure }
     }
 
     /// The LEAdvertisement1 properties for `payload` (BlueZ doc/org.bluez.LEAdvertisement.rst).
@@ -62,76 +71,69 @@ public struct BlueZAdvertiser: Advertiser {
     }
 }
 
-/// One bus connection's worth of advertising.
+/// One advertisement's state, kept across the manager's reconnections.
 private struct AdvertiseRun {
-    enum Event: Sendable {
-        case signal(DBusMessage)
+    enum Input: Sendable {
+        case bluez(BlueZManager.Event)
         case released
-        case connectionLost(any Error)
     }
 
     let advertiser: BlueZAdvertiser
-    let session: BlueZSession
     let payload: AdvertisingPayload
-    var objects = BlueZObjects()
+    let path: DBusObjectPath
+    /// The connection to make calls on, while there is one.
+    var session: BlueZSession?
     var registeredOn: DBusObjectPath?
     var lastNotice = ""
     var said = Set<String>()
 
     var logger: Logger { advertiser.logger }
+    var manager: BlueZManager { advertiser.manager }
 
-    init(advertiser: BlueZAdvertiser, session: BlueZSession, payload: AdvertisingPayload) {
+    init(advertiser: BlueZAdvertiser, payload: AdvertisingPayload, path: DBusObjectPath) {
         self.advertiser = advertiser
-        self.session = session
         self.payload = payload
+        self.path = path
     }
 
-    mutating func serve() async throws {
-        defer { session.close() }
-        let (events, input) = AsyncStream<Event>.makeStream()
-        let forwarding = Task { [signals = session.signals] in
-            do {
-                for try await signal in signals { input.yield(.signal(signal)) }
-                input.yield(.connectionLost(DBusError.disconnected()))
-            } catch {
-                input.yield(.connectionLost(error))
+    /// Runs until the task is cancelled (returns) or something waiting cannot fix (throws).
+    mutating func serve(_ user: UInt64) async throws {
+        let (inputs, input) = AsyncStream<Input>.makeStream()
+        // BlueZ's events and Release, in one stream. The forwarding task reads the bus for
+        // everyone when no other user of the manager is reading it.
+        let forwarding = Task { [manager] in
+            while let events = try? await manager.events(for: user) {
+                for event in events { input.yield(.bluez(event)) }
             }
+            input.finish()
         }
         defer { forwarding.cancel() }
-        try await session.connection.export(advertisementObject(withInterval: false, events: input))
-        objects = try await session.loadObjects()
-        try await reconcile(events: input)
-        for await event in events {
-            switch event {
-            case .connectionLost(let error):
-                throw error
+        for await item in inputs {
+            switch item {
             case .released:
                 logger.notice("BlueZ released the advertisement; registering it again when the adapter is ready.")
                 registeredOn = nil
                 try await reconcile(events: input)
-            case .signal(let signal):
-                try await handle(signal, events: input)
+            case .bluez(.ready(let session, _)):
+                self.session = session
+                registeredOn = nil
+                try await reconcile(events: input)
+            case .bluez(.serviceStopped):
+                registeredOn = nil
+                notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
+            case .bluez(.disconnected):
+                session = nil
+                registeredOn = nil
+            case .bluez(.changes(let changes)):
+                for change in changes { try await handle(change, events: input) }
             }
         }
-        // The stream only ends when the task is cancelled.
-        await unregister()
     }
 
-    private mutating func handle(_ signal: DBusMessage, events: AsyncStream<Event>.Continuation) async throws {
-        switch objects.apply(signal) {
-        case .ownerChanged(let owner):
-            registeredOn = nil
-            if owner == nil {
-                notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
-            } else {
-                objects = try await session.loadObjects()
-                try await reconcile(events: events)
-            }
-        case .interfacesAdded(let path, let interfaces):
+    private mutating func handle(_ change: BlueZObjects.Change, events: AsyncStream<Input>.Continuation) async throws {
+        switch change {
+        case .interfacesAdded(_, let interfaces, _):
             if interfaces.contains(BlueZ.adapterInterface) || interfaces.contains(BlueZ.advertisingManagerInterface) {
-                if !objects.has(path, interface: BlueZ.advertisingManagerInterface) {
-                    await readAdvertisingManager(at: path)
-                }
                 try await reconcile(events: events)
             }
         case .interfacesRemoved(let path, let interfaces):
@@ -145,35 +147,24 @@ private struct AdvertiseRun {
             if interface == BlueZ.adapterInterface,
                changed[BlueZ.Property.powered] != nil || invalidated.contains(BlueZ.Property.powered)
             {
-                if path == registeredOn, objects.adapter(at: path)?.powered == false {
+                if path == registeredOn, await manager.adapter(at: path)?.powered == false {
                     // bluetoothd keeps the registration over a power cycle; we only report it.
                     notice("Bluetooth adapter \(path.lastElement) was powered off; advertising resumes when it is back on.")
                 }
                 try await reconcile(events: events)
             }
-        case .irrelevant:
+        case .ownerChanged, .irrelevant:
+            // The manager turns owner changes into `serviceStopped` and `ready`.
             break
         }
     }
 
-    /// Some bluetoothd builds (and the test mock) announce an adapter before, or without, its
-    /// LEAdvertisingManager1; ask for it directly. An adapter that has none simply stays without.
-    private mutating func readAdvertisingManager(at path: DBusObjectPath) async {
-        guard let reply = try? await session.connection.call(
-            destination: BlueZ.service, path: path, interface: BlueZ.propertiesInterface, member: BlueZ.Method.getAll,
-            body: [.string(BlueZ.advertisingManagerInterface)], timeout: .seconds(5)),
-            let properties = reply.first?.stringKeyedValue
-        else { return }
-        objects.set(path, interface: BlueZ.advertisingManagerInterface, properties: properties)
-    }
-
-    private mutating func reconcile(events: AsyncStream<Event>.Continuation) async throws {
-        guard registeredOn == nil else { return }
-        let candidates = objects.adapters.filter { $0.advertising != nil }
-        guard let adapter = BlueZAdapter.choose(from: candidates, named: advertiser.adapterName),
+    private mutating func reconcile(events: AsyncStream<Input>.Continuation) async throws {
+        guard registeredOn == nil, let session else { return }
+        guard let adapter = await manager.chooseAdapter(named: advertiser.adapterName, advertising: true),
               let capacity = adapter.advertising
         else {
-            if let name = advertiser.adapterName, objects.adapters.contains(where: { $0.name == name }) {
+            if let name = advertiser.adapterName, await manager.adapters.contains(where: { $0.name == name }) {
                 throw RadioError(.adapterUnusable,
                                  "Bluetooth adapter \(name) cannot advertise through BlueZ (no LEAdvertisingManager1); "
                                      + "it needs Bluetooth LE and BlueZ 5.43 or later.")
@@ -191,10 +182,10 @@ private struct AdvertiseRun {
                 run with -E); advertising at the controller's default interval instead of \(payload.interval).
                 """)
         }
-        try await session.connection.export(advertisementObject(withInterval: capacity.controlsInterval, events: events))
         do {
+            try await session.connection.export(advertisementObject(withInterval: capacity.controlsInterval, events: events))
             try await session.call(adapter.path, BlueZ.advertisingManagerInterface, BlueZ.Method.registerAdvertisement,
-                                   [.objectPath(BlueZAdvertiser.objectPath), .stringVariantDictionary([])])
+                                   [.objectPath(path), .stringVariantDictionary([])])
         } catch let error as DBusError {
             switch error.name {
             case BlueZ.Error.alreadyExists:
@@ -211,7 +202,8 @@ private struct AdvertiseRun {
             case BlueZ.Error.accessDenied:
                 throw RadioError.accessDenied("advertise with Bluetooth adapter \(adapter.name)", cause: error)
             default:
-                if error.isDisconnection { throw error }
+                // The manager reconnects and says when it is ready again.
+                if error.isDisconnection { return }
                 notice("Bluetooth adapter \(adapter.name) could not register the advertisement (\(error)); "
                     + "waiting for it to change.")
                 return
@@ -221,8 +213,8 @@ private struct AdvertiseRun {
         notice("Advertising on Bluetooth adapter \(adapter.name) (\(adapter.address)).")
     }
 
-    private func advertisementObject(withInterval: Bool, events: AsyncStream<Event>.Continuation) -> DBusExportedObject {
-        DBusExportedObject(path: BlueZAdvertiser.objectPath, interfaces: [
+    private func advertisementObject(withInterval: Bool, events: AsyncStream<Input>.Continuation) -> DBusExportedObject {
+        DBusExportedObject(path: path, interfaces: [
             DBusExportedInterface(
                 name: BlueZ.advertisementInterface,
                 methods: [DBusExportedMethod(name: BlueZ.Method.release) { _ in
@@ -233,15 +225,19 @@ private struct AdvertiseRun {
         ])
     }
 
-    private func unregister() async {
-        guard let adapter = registeredOn else { return }
-        let session = self.session
-        // Run outside the cancelled task so the call is actually made.
+    /// Unregisters the advertisement and stops serving it, so the connection is left as found.
+    func withdraw() async {
+        guard let session else { return }
+        let (adapter, path) = (registeredOn, self.path)
+        // Run outside the cancelled task so the calls are actually made.
         await Task {
-            try? await session.call(adapter, BlueZ.advertisingManagerInterface, BlueZ.Method.unregisterAdvertisement,
-                                    [.objectPath(BlueZAdvertiser.objectPath)], timeout: .seconds(2))
+            if let adapter {
+                try? await session.call(adapter, BlueZ.advertisingManagerInterface, BlueZ.Method.unregisterAdvertisement,
+                                        [.objectPath(path)], timeout: .seconds(2))
+            }
+            try? await session.connection.unexport(path)
         }.value
-        logger.notice("Stopped advertising on Bluetooth adapter \(adapter.lastElement).")
+        if let adapter { logger.notice("Stopped advertising on Bluetooth adapter \(adapter.lastElement).") }
     }
 
     private mutating func notice(_ text: String) {

@@ -10,7 +10,8 @@ struct BlueZObjects: Sendable {
     enum Change: Sendable {
         /// org.bluez got a new owner (nil: none); the copy must be reloaded.
         case ownerChanged(String?)
-        case interfacesAdded(DBusObjectPath, Set<String>)
+        /// With the added interfaces' properties as the signal carried them.
+        case interfacesAdded(DBusObjectPath, Set<String>, properties: [String: [String: DBusValue]])
         case interfacesRemoved(DBusObjectPath, Set<String>)
         case propertiesChanged(DBusObjectPath, interface: String, changed: PropertyChanges, invalidated: [String])
         case irrelevant
@@ -51,7 +52,7 @@ struct BlueZObjects: Sendable {
             guard signal.body.count == 2, let path = signal.body[0].objectPathValue else { return .irrelevant }
             let added = Self.interfaces(signal.body[1])
             objects[path, default: [:]].merge(added) { _, new in new }
-            return .interfacesAdded(path, Set(added.keys))
+            return .interfacesAdded(path, Set(added.keys), properties: added)
         case (BlueZ.objectManagerInterface, BlueZ.Signal.interfacesRemoved):
             guard signal.body.count == 2, let path = signal.body[0].objectPathValue else { return .irrelevant }
             let removed = Set((signal.body[1].arrayValue ?? []).compactMap(\.stringValue))

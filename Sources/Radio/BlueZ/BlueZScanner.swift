@@ -9,6 +9,8 @@ import Logging
 /// each Device1 update into an ``Advertisement``, and keeps going through bluetoothd restarts,
 /// adapters coming and going or switched off, and a lost bus connection.
 public struct BlueZScanner: Scanner {
+    /// The BlueZ connection this scanner uses, perhaps shared with an advertiser.
+    public let manager: BlueZManager
     /// `hci0` and so on; nil takes the first powered adapter.
     public var adapterName: String?
     /// Advertisements weaker than this (dBm) are not reported. BlueZ merges the filters of all
@@ -16,44 +18,47 @@ public struct BlueZScanner: Scanner {
     public var rssiThreshold: Int
     public var logger: Logger
     /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
-    public var busAddress: String?
+    public var busAddress: String? { manager.busAddress }
 
+    /// A scanner on `manager`'s connection, which it shares with whatever else uses the manager.
+    public init(manager: BlueZManager, adapterName: String? = nil, rssiThreshold: Int = -110,
+                logger: Logger? = nil) {
+        self.manager = manager
+        self.adapterName = adapterName
+        self.rssiThreshold = max(-127, min(20, rssiThreshold))
+        self.logger = logger ?? manager.logger
+    }
+
+    /// A scanner with a connection of its own (a ``BlueZManager`` nothing else uses).
     public init(adapterName: String? = nil, rssiThreshold: Int = -110, busAddress: String? = nil,
                 logger: Logger = Logger(label: "nearplay.radio.bluez")) {
-        self.adapterName = adapterName
-        self.busAddress = busAddress
-        self.rssiThreshold = max(-127, min(20, rssiThreshold))
-        self.logger = logger
+        self.init(manager: BlueZManager(busAddress: busAddress, logger: logger), adapterName: adapterName,
+                  rssiThreshold: rssiThreshold, logger: logger)
     }
 
     public func scan(_ receive: (Advertisement) async -> Void) async throws {
-        let start = ContinuousClock.now
-        var backoff = Backoff()
-        while !Task.isCancelled {
-            do {
-                let session = try await BlueZSession.open(address: busAddress)
-                backoff.reset()
-                var run = ScanRun(scanner: self, session: session, start: start)
-                try await run.serve(receive)
-            } catch is CancellationError {
-                return
-            } catch let error as RadioError {
-                throw error
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("Lost the system bus (\(error)); reconnecting in \(backoff.delay).")
-            }
-            do { try await backoff.wait() } catch { return }
+        let user = await manager.subscribe(followingDevices: true)
+        var run = ScanRun(scanner: self, start: .now)
+        var failure: (any Error)?
+        do {
+            try await run.serve(user, receive)
+        } catch where Task.isCancelled {
+            // A call cut short by the cancellation: winding down, not a failure.
+        } catch {
+            failure = error
         }
+        await run.stopDiscovery()
+        await manager.unsubscribe(user)
+        if let failure { throw failure }
     }
 }
 
-/// One bus connection's worth of scanning.
+/// One scan's state, kept across the manager's reconnections.
 private struct ScanRun {
     let scanner: BlueZScanner
-    let session: BlueZSession
     let start: ContinuousClock.Instant
-    var objects = BlueZObjects()
+    /// The connection to make calls on, while there is one.
+    var session: BlueZSession?
     /// Decoded devices, kept up to date from PropertiesChanged so an update costs only what
     /// changed (the hot path: one signal per advertisement received).
     var devices: [DBusObjectPath: BlueZDevice] = [:]
@@ -63,50 +68,58 @@ private struct ScanRun {
     var lastNotice = ""
 
     var logger: Logger { scanner.logger }
+    var manager: BlueZManager { scanner.manager }
 
-    init(scanner: BlueZScanner, session: BlueZSession, start: ContinuousClock.Instant) {
+    init(scanner: BlueZScanner, start: ContinuousClock.Instant) {
         self.scanner = scanner
-        self.session = session
         self.start = start
     }
 
-    /// Runs until the connection drops (throws) or the task is cancelled (stops discovery, returns).
-    mutating func serve(_ receive: (Advertisement) async -> Void) async throws {
-        defer { session.close() }
-        objects = try await session.loadObjects()
-        for advertisement in try await reconcile() { await receive(advertisement) }
-        do {
-            for try await signal in session.signals {
-                for advertisement in try await handle(signal) { await receive(advertisement) }
+    /// Runs until the task is cancelled or something waiting cannot fix (throws either way).
+    /// This task reads the bus itself whenever no other user of the manager is reading it, so
+    /// on the hot path the bus wakes it directly.
+    mutating func serve(_ user: UInt64, _ receive: (Advertisement) async -> Void) async throws {
+        while true {
+            for event in try await manager.events(for: user) {
+                try await follow(event, receive)
             }
-        } catch let error as DBusError where !Task.isCancelled {
-            throw error
-        } catch {}
-        if Task.isCancelled {
-            await stopDiscovery()
-            return
         }
-        throw DBusError.disconnected("the bus connection closed")
     }
 
-    /// Applies one signal; returns the advertisements it brought.
-    private mutating func handle(_ signal: DBusMessage) async throws -> [Advertisement] {
-        let change = objects.apply(signal)
-        switch change {
-        case .ownerChanged(let owner):
+    private mutating func follow(_ event: BlueZManager.Event, _ receive: (Advertisement) async -> Void) async throws {
+        switch event {
+        case .ready(let session, let objects):
+            self.session = session
             discoveringOn = nil
             devices.removeAll()
-            if owner == nil {
-                notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
-                return []
-            }
-            objects = try await session.loadObjects()
+            for advertisement in try await reconcile(as: objects) { await receive(advertisement) }
+        case .serviceStopped:
+            discoveringOn = nil
             devices.removeAll()
-            return try await reconcile()
-        case .interfacesAdded(let path, let interfaces):
-            devices[path] = nil
+            notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
+        case .disconnected:
+            session = nil
+            discoveringOn = nil
+            devices.removeAll()
+        case .changes(let changes):
+            for change in changes {
+                for advertisement in try await handle(change) { await receive(advertisement) }
+            }
+        }
+    }
+
+    /// Follows one change the manager applied; returns the advertisements it brought.
+    private mutating func handle(_ change: BlueZObjects.Change) async throws -> [Advertisement] {
+        switch change {
+        case .ownerChanged:
+            // The manager turns these into `serviceStopped` and `ready`.
+            return []
+        case .interfacesAdded(let path, let interfaces, let properties):
+            // As the signal has it: the manager's copy may already hold later changes, which
+            // follow as changes of their own.
+            devices[path] = properties[BlueZ.deviceInterface].map { BlueZDevice(path: path, properties: $0) }
             if interfaces.contains(BlueZ.deviceInterface) {
-                return advertisement(from: path).map { [$0] } ?? []
+                return await advertisement(from: path).map { [$0] } ?? []
             }
             if interfaces.contains(BlueZ.adapterInterface) { return try await reconcile() }
             return []
@@ -125,7 +138,7 @@ private struct ScanRun {
                     if !invalidated.isEmpty { devices[path]!.invalidate(invalidated) }
                 }
                 guard changed.contains(where: { BlueZDevice.advertisementProperties.contains($0.0) }) else { return [] }
-                return advertisement(from: path).map { [$0] } ?? []
+                return await advertisement(from: path).map { [$0] } ?? []
             }
             let adapterNames = [BlueZ.Property.powered, BlueZ.Property.discovering]
             if interface == BlueZ.adapterInterface,
@@ -140,7 +153,7 @@ private struct ScanRun {
     }
 
     private mutating func adapterChanged(_ path: DBusObjectPath) async throws -> [Advertisement] {
-        guard let adapter = objects.adapter(at: path) else { return [] }
+        guard let adapter = await manager.adapter(at: path) else { return [] }
         if path == discoveringOn {
             if !adapter.powered {
                 discoveringOn = nil
@@ -154,10 +167,17 @@ private struct ScanRun {
     }
 
     /// Brings discovery to where it should be: running on the chosen adapter when it is powered.
-    /// Returns the advertisements of devices already known when discovery starts.
-    private mutating func reconcile() async throws -> [Advertisement] {
-        guard discoveringOn == nil else { return [] }
-        guard let adapter = BlueZAdapter.choose(from: objects.adapters, named: scanner.adapterName) else {
+    /// Returns the advertisements of devices already known when discovery starts. `objects`: the
+    /// objects as of this point of the change stream, when known (the manager's own copy may be
+    /// further on, and the changes in between would then be reported twice).
+    private mutating func reconcile(as objects: BlueZObjects? = nil) async throws -> [Advertisement] {
+        guard discoveringOn == nil, let session else { return [] }
+        let chosen = if let objects {
+            BlueZAdapter.choose(from: objects.adapters, named: scanner.adapterName)
+        } else {
+            await manager.chooseAdapter(named: scanner.adapterName)
+        }
+        guard let adapter = chosen else {
             if let name = scanner.adapterName {
                 notice("Bluetooth adapter \(name) not found; waiting for it (see `nearplay adapters`).")
             } else {
@@ -186,20 +206,27 @@ private struct ScanRun {
             if error.name == BlueZ.Error.accessDenied {
                 throw RadioError.accessDenied("scan with Bluetooth adapter \(adapter.name)", cause: error)
             }
-            if error.isDisconnection { throw error }
+            // The manager reconnects and says when it is ready again.
+            if error.isDisconnection { return [] }
             // NotReady (being powered off), Failed (controller busy): wait for the next change.
             notice("Bluetooth adapter \(adapter.name) refused to start discovery (\(error)); waiting for it to change.")
             return []
         }
         discoveringOn = adapter.path
         notice("Scanning with Bluetooth adapter \(adapter.name) (\(adapter.address)).")
-        return objects.devices(on: adapter.path).compactMap { device in advertisement(from: device.path) }
+        let known = if let objects { objects.devices(on: adapter.path) } else { await manager.devices(on: adapter.path) }
+        var advertisements: [Advertisement] = []
+        for device in known {
+            devices[device.path] = device
+            if let advertisement = await advertisement(from: device.path) { advertisements.append(advertisement) }
+        }
+        return advertisements
     }
 
     /// The advertisement a device's current properties describe, when it is on our adapter and
     /// passes our own filter.
-    private mutating func advertisement(from path: DBusObjectPath) -> Advertisement? {
-        if devices[path] == nil { devices[path] = objects.device(at: path) }
+    private mutating func advertisement(from path: DBusObjectPath) async -> Advertisement? {
+        if devices[path] == nil { devices[path] = await manager.device(at: path) }
         guard let discoveringOn, let device = devices[path],
               device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
               let address = device.address, let rssi = device.rssi, rssi >= scanner.rssiThreshold
@@ -212,9 +239,8 @@ private struct ScanRun {
                              rssi: rssi, data: devices[path]!.advertisingData)
     }
 
-    private func stopDiscovery() async {
-        guard let adapter = discoveringOn else { return }
-        let session = self.session
+    func stopDiscovery() async {
+        guard let adapter = discoveringOn, let session else { return }
         // Run outside the cancelled task so the call is actually made.
         await Task {
             try? await session.call(adapter, BlueZ.adapterInterface, BlueZ.Method.stopDiscovery, timeout: .seconds(2))

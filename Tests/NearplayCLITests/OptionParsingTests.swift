@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// Options of the built `nearplay` as people type them: negative numbers after a space, and
+/// `--version`.
+@Suite struct OptionParsingTests {
+    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+
+    /// A value out of range gets the range message, which only comes once the negative number
+    /// was read as the option's value (before the fix: "Missing value for '--power <power>'").
+    @Test(arguments: [
+        (["advertise", "--uuid", uuid, "--major", "1", "--minor", "2", "--power", "-200"],
+         "--power is the RSSI at 1 m in dBm, between -127 and -1"),
+        (["scan", "--rssi-threshold", "-200"], "--rssi-threshold must be between -127 and 20 dBm."),
+        (["record", "out.jsonl", "--rssi-threshold", "-200"], "--rssi-threshold must be between -127 and 20 dBm."),
+        (["replay", "--rssi-offset", "-61", "x.jsonl"], "--rssi-offset -61: give a number of dB (between -60 and 60)"),
+        (["sensors", "--orientation", "-q,x,z"], "--orientation -q,x,z is not three distinct axes"),
+    ])
+    func readsANegativeValueAfterASpace(arguments: [String], message: String) throws {
+        let run = try CLITests.run(arguments)
+        #expect(run.status == 64, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.contains("Missing value"), "\(arguments)")
+    }
+
+    @Test func appliesANegativeRSSIOffsetGivenAfterASpace() throws {
+        let path = try CLITests.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(CLITests.ad)\"}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try CLITests.run(["replay", "--json", "--rssi-offset", "-3", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-73}"#))
+        let perReceiver = try CLITests.run(["replay", "--json", "--rssi-offset", "-3", "--rssi-offset", "pi=-5", path])
+        #expect(perReceiver.status == 0, "\(perReceiver.stderr)")
+        #expect(perReceiver.stdout.contains(#""rssi":-73"#))
+    }
+
+    @Test func printsItsVersion() throws {
+        let run = try CLITests.run(["--version"])
+        #expect(run.status == 0)
+        let version = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+/) != nil, "“\(version)” is not MAJOR.MINOR.PATCH")
+        #expect(version == "0.2.0")
+        #expect(run.stderr.isEmpty)
+    }
+}
