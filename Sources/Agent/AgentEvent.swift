@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Traces
 
 /// Something the agent saw or did, as `nearplay events --json` prints it: one JSON object per
 /// line, `{"t":"<ISO 8601>","event":"player_nearby",…}`, keys in a fixed order.
@@ -122,6 +123,30 @@ public struct AgentEvent: Codable, Sendable, Equatable {
     }
 
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// The event as one line of JSON with its keys always in the same order (`t`, `event`, then
+    /// who, where, which game, what), as `nearplay events --json` prints it.
+    public var jsonLine: String {
+        var parts = ["\"t\":" + JSONText.string(Self.timeFormat.format(time)), "\"event\":" + JSONText.string(kind.rawValue)]
+        func add(_ key: String, _ value: String?) { if let value { parts.append("\"\(key)\":" + value) }
+        }
+        add("player", player.map(JSONText.string))
+        add("name", name.map(JSONText.string))
+        add("beacon", beacon.map(JSONText.string))
+        add("distance_m", distance.map { JSONText.fixed($0, 2) })
+        add("zone", zone.map(JSONText.string))
+        add("game", game.map { String($0) })
+        add("round", round.map { String($0) })
+        add("minigame", minigame.map(JSONText.string))
+        add("score", score.map { String($0) })
+        add("scores", scores.map { "{" + $0.sorted { $0.key < $1.key }.map { JSONText.string($0.key) + ":\($0.value)" }.joined(separator: ",") + "}" })
+        add("winner", winner.map(JSONText.string))
+        add("response", response.map(JSONText.string))
+        add("persistent", persistent.map { $0 ? "true" : "false" })
+        add("operation", operation.map(JSONText.string))
+        add("message", message.map(JSONText.string))
+        return "{" + parts.joined(separator: ",") + "}"
+    }
 
     /// One line of text for people: what happened, with names and distances.
     public var sentence: String {

@@ -129,13 +129,15 @@ extension LobbyStore {
         }
     }
 
-    /// Draws a new game's rounds: a minigame for each from the enabled ones, and the plan it is
-    /// played on (its duration and, for Quickdraw, the signal time), which the lobby keeps so the
-    /// client cannot choose it.
+    /// Draws a new game's rounds: a minigame for each from the enabled ones (no game twice until
+    /// each enabled one has had its turn), and the plan it is played on (its duration and, for
+    /// Quickdraw, the signal time), which the lobby keeps so the client cannot choose it.
     func drawRounds(_ db: Database, gameId: Int64) throws {
         var system = SystemRandomNumberGenerator()
+        var deck: [String] = []
         for n in 1...max(1, configuration.roundsPerGame) {
-            guard let name = configuration.enabledMinigames.randomElement(using: &system),
+            if deck.isEmpty { deck = configuration.enabledMinigames.shuffled(using: &system) }
+            guard let name = deck.popLast(),
                   let minigame = MinigameCatalog.game(named: name)
             else {
                 throw LobbyError(.conflict, "noMinigames", "The lobby has no minigame enabled; its configuration is broken.")

@@ -2,8 +2,8 @@ import Foundation
 
 /// Small helpers to write JSON text with a fixed key order and number format, which the
 /// contracts of DESIGN.md fix and JSONEncoder does not.
-enum JSONText {
-    static func string(_ value: String) -> String {
+public enum JSONText {
+    public static func string(_ value: String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -20,14 +20,14 @@ enum JSONText {
     }
 
     /// A number with `decimals` places; `null` when not finite.
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
+    public static func fixed(_ value: Double, _ decimals: Int) -> String {
         guard value.isFinite else { return "null" }
         let text = String(format: "%.\(decimals)f", value)
         return text == "-0" || text.hasPrefix("-0.") && Double(text) == 0 ? String(text.dropFirst()) : text
     }
 
     /// The shortest text that reads back as the same Double.
-    static func shortest(_ value: Double) -> String {
+    public static func shortest(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(format: "%.1f", value) }
         return "\(value)"

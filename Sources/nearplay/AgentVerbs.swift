@@ -29,14 +29,8 @@ struct AgentConnection: ParsableArguments {
             print("The lobby cannot be reached: the \(queued.operation) waits in the queue and will be sent when it is back.")
             return
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            return try Date(text, strategy: .iso8601)
-        }
         do {
-            show(try decoder.decode(Answer.self, from: data))
+            show(try JSONDecoder.lobby.decode(Answer.self, from: data))
         } catch {
             throw CommandFailure("The agent's answer was not understood (\(error)); try --json.")
         }

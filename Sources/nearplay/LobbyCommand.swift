@@ -32,11 +32,15 @@ struct LobbyCommand: ParsableCommand {
 
     /// `nearplay-lobby` in the folder of the running executable.
     static func lobbyExecutable() -> String {
+        executableFolder() + "/nearplay-lobby"
+    }
+
+    /// The folder of the running executable (where `swift build` also put the others).
+    static func executableFolder() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return "nearplay-lobby" }
+        guard length > 0 else { return "." }
         let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return folder + "/nearplay-lobby"
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     }
 }

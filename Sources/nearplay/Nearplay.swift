@@ -19,6 +19,7 @@ struct Nearplay: AsyncParsableCommand {
             AdvertiseCommand.self,
             RecordCommand.self,
             LobbyCommand.self,
+            DemoCommand.self,
             AgentCommand.self,
             RegisterCommand.self,
             LoginCommand.self,

@@ -172,3 +172,15 @@ final class TemporaryFolder: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// The event lines of `nearplay events --json`.
+@Suite struct AgentEventFormatTests {
+    @Test func writesKeysInAFixedOrderAndReadsBack() throws {
+        let time = Date(timeIntervalSince1970: 1_790_000_000.25)
+        let event = AgentEvent(.roundFinished, time: time, player: "bob \"b\"", game: 7, round: 2, scores: ["bob": 400, "alice": 880], winner: "alice")
+        #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_finished","player":"bob \"b\"","game":7,"round":2,"scores":{"alice":880,"bob":400},"winner":"alice"}"#)
+        #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)) == event)
+        let nearby = AgentEvent(.playerNearby, time: time, player: "bob", name: "Bob", distance: 2.5, zone: "near")
+        #expect(nearby.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"player_nearby","player":"bob","name":"Bob","distance_m":2.50,"zone":"near"}"#)
+    }
+}

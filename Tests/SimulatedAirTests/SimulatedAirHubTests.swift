@@ -138,19 +138,20 @@ import Testing
         #expect(await connected.first { _ in true } != nil)
         var start = ContinuousClock.now
         await connected.stop()
-        #expect(start.duration(to: .now) < .milliseconds(500), "a connected scan ends at once")
+        // Well under the clients' 2 s reconnect wait, with room for a loaded 2-core machine (0.65 s seen).
+        #expect(start.duration(to: .now) < .milliseconds(1500), "a connected scan ends at once")
 
         let waiting = AirProbe(SimulatedAirScanner(socketPath: "/tmp/npair-none/air.sock", device: "bob"))
         try await Task.sleep(for: .milliseconds(300))
         start = ContinuousClock.now
         await waiting.stop()
-        #expect(start.duration(to: .now) < .milliseconds(500), "a scan waiting for the hub ends at once")
+        #expect(start.duration(to: .now) < .milliseconds(1500), "a scan waiting for the hub ends at once")
 
         let advertiser = AdvertiserTask(SimulatedAirAdvertiser(socketPath: running.socketPath, device: "alice"), Fixtures.payload(minor: 1))
         #expect(await running.waitFor(advertising: 1))
         start = ContinuousClock.now
         try await advertiser.stop()
-        #expect(start.duration(to: .now) < .milliseconds(500), "advertising ends at once")
+        #expect(start.duration(to: .now) < .milliseconds(1500), "advertising ends at once")
         await running.stop()
     }
 

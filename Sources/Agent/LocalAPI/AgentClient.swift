@@ -26,6 +26,17 @@ public struct AgentClient: Sendable {
         }
     }
 
+    /// ``send(_:timeout:)`` from async code: the blocking socket calls run on a thread of their
+    /// own, never on the cooperative pool.
+    public func request(_ request: AgentRequest, timeout: Double = 60) async throws(AgentError) -> Data {
+        let result: Result<Data, AgentError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { () throws(AgentError) -> Data in try self.send(request, timeout: timeout) })
+            }
+        }
+        return try result.get()
+    }
+
     /// Streams the agent's events to `body` until it returns false or the agent goes away (or,
     /// with `idleTimeout`, stays silent that many seconds).
     public func events(idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {

@@ -196,10 +196,8 @@ private final class Connection: @unchecked Sendable {
 
     func stream(_ events: AsyncStream<AgentEvent>) {
         run { [self] in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
             for await event in events {
-                guard let data = try? encoder.encode(event), write(String(decoding: data, as: UTF8.self)) else { break }
+                guard write(event.jsonLine) else { break }
             }
         }
     }
