@@ -5,12 +5,12 @@ import Traces
 
 /// The radio an agent listens and advertises with, made from its configuration.
 public struct AgentRadio: Sendable {
-    public var scanner: any Radio.Scanner
+    public var scanner: any AdvertisementScanner
     /// Nil when the backend cannot advertise (a replayed trace).
     public var advertiser: (any Advertiser)?
     public var description: String
 
-    public init(scanner: any Radio.Scanner, advertiser: (any Advertiser)?, description: String) {
+    public init(scanner: any AdvertisementScanner, advertiser: (any Advertiser)?, description: String) {
         self.scanner = scanner
         self.advertiser = advertiser
         self.description = description

@@ -17,14 +17,14 @@ public struct ProximityUpdate: Sendable {
 ///
 /// Everything happens in one loop, so the tracker needs no lock. The clock is injected: the
 /// ticks and the tick times come from it, the advertisements carry their own times (seconds
-/// since the scan began, per the ``Scanner`` contract).
+/// since the scan began, per the ``AdvertisementScanner`` contract).
 public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
-    public let scanner: any Scanner
+    public let scanner: any AdvertisementScanner
     public let configuration: RangingConfiguration
     public let tickInterval: Duration
     public let clock: C
 
-    public init(scanner: any Scanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1), clock: C) {
+    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1), clock: C) {
         self.scanner = scanner
         self.configuration = configuration
         self.tickInterval = tickInterval
@@ -93,7 +93,7 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
 }
 
 extension LiveProximity where C == ContinuousClock {
-    public init(scanner: any Scanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1)) {
+    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1)) {
         self.init(scanner: scanner, configuration: configuration, tickInterval: tickInterval, clock: ContinuousClock())
     }
 }

@@ -1,8 +1,8 @@
 import BeaconFrames
 
-/// A ``Scanner`` that replays recorded advertisements, as fast as possible or paced by their
+/// An ``AdvertisementScanner`` that replays recorded advertisements, as fast as possible or paced by their
 /// recorded times.
-public struct ReplayScanner: Scanner {
+public struct ReplayScanner: AdvertisementScanner {
     public enum Pacing: Sendable, Hashable {
         /// Yield everything at once, in order.
         case immediate

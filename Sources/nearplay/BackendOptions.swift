@@ -36,7 +36,7 @@ struct BackendOptions: ParsableArguments {
 
     var socketPath: String { airSocket ?? SimulatedAir.defaultSocketPath() }
 
-    func scanner(adapter: String?, rssiThreshold: Int) -> any Scanner {
+    func scanner(adapter: String?, rssiThreshold: Int) -> any AdvertisementScanner {
         switch backend {
         case .bluez: BlueZScanner(adapterName: adapter, rssiThreshold: rssiThreshold)
         case .sim: SimulatedAirScanner(socketPath: socketPath, device: device ?? "")

@@ -14,7 +14,7 @@ final class ScanProbe: Sendable {
     private let state = Received()
     private let task: Task<Void, Never>
 
-    init(_ scanner: some Scanner) {
+    init(_ scanner: some AdvertisementScanner) {
         let state = self.state
         task = Task {
             do {

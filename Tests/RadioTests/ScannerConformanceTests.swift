@@ -4,7 +4,7 @@ import Foundation
 import Radio
 import Testing
 
-/// What every ``Scanner`` must do, run against each implementation: the trace replay, BlueZ
+/// What every ``AdvertisementScanner`` must do, run against each implementation: the trace replay, BlueZ
 /// (over a private bus with the BlueZ mock) and the simulated air (a hub on a temporary socket).
 /// One test at a time: each starts a bus and a Python mock, and the machine is shared.
 @Suite(.serialized) struct ScannerConformanceTests {

@@ -51,7 +51,7 @@ final class AirProbe: Sendable {
     private let state = Received()
     private let task: Task<Void, Never>
 
-    init(_ scanner: some Radio.Scanner) {
+    init(_ scanner: some AdvertisementScanner) {
         let state = self.state
         task = Task {
             do {

@@ -2,13 +2,13 @@ import BeaconFrames
 import DBus
 import Logging
 
-/// Scans through bluetoothd's D-Bus API: the default ``Scanner`` on Linux.
+/// Scans through bluetoothd's D-Bus API: the default ``AdvertisementScanner`` on Linux.
 ///
 /// It asks for LE discovery with duplicate data and an RSSI threshold (without an RSSI or
 /// pathloss filter BlueZ hides RSSI changes under 8 dB and pauses between discovery rounds), turns
 /// each Device1 update into an ``Advertisement``, and keeps going through bluetoothd restarts,
 /// adapters coming and going or switched off, and a lost bus connection.
-public struct BlueZScanner: Scanner {
+public struct BlueZScanner: AdvertisementScanner {
     /// The BlueZ connection this scanner uses, perhaps shared with an advertiser.
     public let manager: BlueZManager
     /// `hci0` and so on; nil takes the first powered adapter.

@@ -2,7 +2,7 @@ import BeaconFrames
 import Glibc
 import Logging
 
-/// A ``Scanner`` on the simulated air: hears, through the hub at `socketPath`, what the other
+/// An ``AdvertisementScanner`` on the simulated air: hears, through the hub at `socketPath`, what the other
 /// devices and the static beacons transmit, with the RSSI the scenario gives at this device's
 /// position.
 ///
@@ -11,7 +11,7 @@ import Logging
 /// clock while connected (real seconds at speed 1), never going backwards across reconnections.
 /// Addresses are random static ones derived from each sender's name
 /// (``SimulatedAir/address(of:)``).
-public struct SimulatedAirScanner: Scanner {
+public struct SimulatedAirScanner: AdvertisementScanner {
     public var socketPath: String
     /// The scenario device this scanner is.
     public var device: String

@@ -4,7 +4,7 @@ import BeaconFrames
 ///
 /// Every backend yields the same ``Advertisement`` values, so nothing downstream knows which one
 /// it has.
-public protocol Scanner: Sendable {
+public protocol AdvertisementScanner: Sendable {
     /// Scans, handing each advertisement to `receive` in the order received, until the calling
     /// task is cancelled or the source is exhausted. On cancellation it releases the radio (stops
     /// discovery) before returning, so a caller that awaits it leaves nothing behind.
@@ -14,7 +14,7 @@ public protocol Scanner: Sendable {
     func scan(_ receive: (Advertisement) async -> Void) async throws
 }
 
-extension Scanner {
+extension AdvertisementScanner {
     /// The advertisements as a stream, scanning in a task of its own that ends when iteration
     /// stops. The radio is released shortly after; use ``scan(_:)`` to wait for that.
     public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
