@@ -142,7 +142,9 @@ public struct LobbyClient: Sendable {
         return encoder
     }()
 
-    static let decoder: JSONDecoder = {
+    /// Decodes the lobby's JSON (and the agent's answers, which pass it on): ISO 8601 times with
+    /// or without fractions of a second.
+    public static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

@@ -30,7 +30,7 @@ struct AgentConnection: ParsableArguments {
             return
         }
         do {
-            show(try JSONDecoder.lobby.decode(Answer.self, from: data))
+            show(try LobbyClient.decoder.decode(Answer.self, from: data))
         } catch {
             throw CommandFailure("The agent's answer was not understood (\(error)); try --json.")
         }

@@ -68,7 +68,7 @@ import Testing
         #expect(distance > 0.5 && distance < 10)
 
         let answer = try await blocking { try AgentClient(path: socket).send(.nearby) }
-        let players = try JSONDecoder.agent.decode([NearbyPlayer].self, from: answer)
+        let players = try LobbyClient.decoder.decode([NearbyPlayer].self, from: answer)
         #expect(players.map(\.username) == ["bob"])
         #expect(players.first?.unlocked == false)
 
@@ -81,19 +81,6 @@ import Testing
         // SIGTERM: a clean stop, status 0, the socket removed.
         #expect(agent.stop(signal: SIGTERM) == 0, "\(agent.output)")
         #expect(!FileManager.default.fileExists(atPath: socket))
-    }
-}
-
-extension JSONDecoder {
-    /// Decodes the agent's answers (ISO 8601 times with fractions).
-    static var agent: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            return try Date(text, strategy: .iso8601)
-        }
-        return decoder
     }
 }
 

@@ -42,7 +42,7 @@ import Testing
 
         let recognised = await eventually(timeout: 30) {
             guard let data = try? await blocking({ try AgentClient(path: socket).send(.nearby) }),
-                  let players = try? JSONDecoder.agent.decode([NearbyPlayer].self, from: data) else { return false }
+                  let players = try? LobbyClient.decoder.decode([NearbyPlayer].self, from: data) else { return false }
             return players.contains { $0.username == "bob" && $0.name == "Bob Tester" && $0.distance != nil }
         }
         #expect(recognised, "bob was never shown nearby: \(agent.output)")

@@ -50,23 +50,23 @@ import Testing
 
         // Alice sees Bob; inviting goes through her agent's queue and comes back with the invitation.
         #expect(await eventually {
-            let nearby = try? JSONDecoder.agent.decode([NearbyPlayer].self, from: try await a.send(.nearby))
+            let nearby = try? LobbyClient.decoder.decode([NearbyPlayer].self, from: try await a.send(.nearby))
             return nearby?.contains { $0.username == "bob" } == true
         }, "alice never saw bob: \(a.process.output)")
         // Bob must have reported Alice too (the lobby lets players invite only those who met).
         #expect(await eventually {
-            let nearby = try? JSONDecoder.agent.decode([NearbyPlayer].self, from: try await b.send(.nearby))
+            let nearby = try? LobbyClient.decoder.decode([NearbyPlayer].self, from: try await b.send(.nearby))
             return nearby?.contains { $0.username == "alice" } == true
         })
-        let invitation = try JSONDecoder.agent.decode(Invitation.self, from: try await a.send(.invite(players: ["bob"])))
+        let invitation = try LobbyClient.decoder.decode(Invitation.self, from: try await a.send(.invite(players: ["bob"])))
         #expect(invitation.invitees.map(\.username) == ["bob"])
 
         // Bob's agent learns of it over the lobby's event stream and lists it.
         #expect(await eventually {
-            let pending = try? JSONDecoder.agent.decode([Invitation].self, from: try await b.send(.invitations))
+            let pending = try? LobbyClient.decoder.decode([Invitation].self, from: try await b.send(.invitations))
             return pending?.contains { $0.id == invitation.id } == true
         })
-        let accepted = try JSONDecoder.agent.decode(Invitation.self, from: try await b.send(.accept(invitation: invitation.id)))
+        let accepted = try LobbyClient.decoder.decode(Invitation.self, from: try await b.send(.accept(invitation: invitation.id)))
         #expect(accepted.state == "open")
 
         // A forged claim is refused: Bob's real recording of round 1, with 100 points more claimed.
@@ -87,7 +87,7 @@ import Testing
         var reported: [String: [Int: Int]] = [:]
         for _ in 1...3 {
             for p in players {
-                let report = try JSONDecoder.agent.decode(RoundReport.self, from: try await p.send(.play(game: invitation.id)))
+                let report = try LobbyClient.decoder.decode(RoundReport.self, from: try await p.send(.play(game: invitation.id)))
                 reported[p.test.username, default: [:]][report.round] = report.score
             }
         }
@@ -104,12 +104,12 @@ import Testing
             #expect(round.scores["bob"] == reported["bob"]?[round.n])
         }
         // Bob sees the same end.
-        let bobsView = try JSONDecoder.agent.decode([LobbyGame].self, from: try await b.send(.games)).first { $0.id == invitation.id }
+        let bobsView = try LobbyClient.decoder.decode([LobbyGame].self, from: try await b.send(.games)).first { $0.id == invitation.id }
         #expect(bobsView?.state == "finished")
         #expect(bobsView?.winner == final.winner)
         // The winner unlocked the loser; a draw unlocks both.
-        let unlockedByAlice = try JSONDecoder.agent.decode([UnlockedPlayer].self, from: try await a.send(.unlocked)).map(\.username)
-        let unlockedByBob = try JSONDecoder.agent.decode([UnlockedPlayer].self, from: try await b.send(.unlocked)).map(\.username)
+        let unlockedByAlice = try LobbyClient.decoder.decode([UnlockedPlayer].self, from: try await a.send(.unlocked)).map(\.username)
+        let unlockedByBob = try LobbyClient.decoder.decode([UnlockedPlayer].self, from: try await b.send(.unlocked)).map(\.username)
         switch final.winner {
         case "alice"?: #expect(unlockedByAlice == ["bob"])
         case "bob"?: #expect(unlockedByBob == ["alice"])
@@ -117,8 +117,8 @@ import Testing
         }
         // The queues are empty: everything arrived.
         for p in players {
-            let status = try JSONDecoder.agent.decode(AgentStatus.self, from: try await p.send(.status))
-            #expect(await eventually { ((try? JSONDecoder.agent.decode(AgentStatus.self, from: try await p.send(.status)))?.queued ?? 1) == 0 }, "\(status)")
+            let status = try LobbyClient.decoder.decode(AgentStatus.self, from: try await p.send(.status))
+            #expect(await eventually { ((try? LobbyClient.decoder.decode(AgentStatus.self, from: try await p.send(.status)))?.queued ?? 1) == 0 }, "\(status)")
         }
     }
 }

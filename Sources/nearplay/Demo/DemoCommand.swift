@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import Foundation
+import LobbyClient
 
 /// `nearplay demo`: the whole product on one machine, no hardware.
 struct DemoCommand: AsyncParsableCommand {
@@ -85,7 +86,7 @@ struct DemoCommand: AsyncParsableCommand {
     private func follow(_ username: String, socket: String, state: DemoState, narrator: Narrator) {
         let json = json
         Thread.detachNewThread {
-            let decoder = JSONDecoder.lobby
+            let decoder = LobbyClient.decoder
             try? AgentClient(path: socket).events { line in
                 guard let event = try? decoder.decode(AgentEvent.self, from: Data(line.utf8)) else { return true }
                 state.take(event, at: username)

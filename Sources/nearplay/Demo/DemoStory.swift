@@ -131,7 +131,7 @@ struct DemoStory {
         narrator.say("Alice: `nearplay invite bob`")
         let invitation: Invitation
         do {
-            invitation = try JSONDecoder.lobby.decode(Invitation.self, from: try await client("alice").request(.invite(players: ["bob"])))
+            invitation = try LobbyClient.decoder.decode(Invitation.self, from: try await client("alice").request(.invite(players: ["bob"])))
         } catch let error as AgentError {
             throw CommandFailure("Alice's invitation failed: \(error.message)")
         }
@@ -150,7 +150,7 @@ struct DemoStory {
             async let bobPlays = client("bob").request(.play(game: invitation.id), timeout: 120)
             let reports: [RoundReport]
             do {
-                reports = try [await alicePlays, await bobPlays].map { try JSONDecoder.lobby.decode(RoundReport.self, from: $0) }
+                reports = try [await alicePlays, await bobPlays].map { try LobbyClient.decoder.decode(RoundReport.self, from: $0) }
             } catch let error as AgentError {
                 throw CommandFailure("Round \(round) could not be played: \(error.message)")
             }
@@ -161,22 +161,9 @@ struct DemoStory {
         try await waitFor("the end of the game", seconds: 20) { state.gameFinished(at: "alice") != nil }
         try await pause(0.3)
         for player in ["alice", "bob"] {
-            let unlocked = (try? JSONDecoder.lobby.decode([UnlockedPlayer].self, from: try await client(player).request(.unlocked))) ?? []
+            let unlocked = (try? LobbyClient.decoder.decode([UnlockedPlayer].self, from: try await client(player).request(.unlocked))) ?? []
             let names = unlocked.map { (narrator.names[$0.username] ?? $0.username) + ($0.persistent ? " (for good)" : "") }
             narrator.say("\(narrator.names[player] ?? player) has unlocked: " + (names.isEmpty ? "nobody yet" : names.joined(separator: ", ")))
         }
-    }
-}
-
-extension JSONDecoder {
-    /// Decodes the lobby's and the agent's JSON (ISO 8601 times, with or without fractions).
-    static var lobby: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            return try Date(text, strategy: .iso8601)
-        }
-        return decoder
     }
 }
