@@ -18,6 +18,9 @@ public struct AgentEvent: Codable, Sendable, Equatable {
         case invitationExpired = "invitation_expired"
         case gameStarted = "game_started"
         case gameCancelled = "game_cancelled"
+        /// A round is about to be played on this device: `game`, `round`, `minigame`, and in
+        /// `message` its instructions and the countdown.
+        case roundStarting = "round_starting"
         /// This device played a round and queued its score.
         case roundPlayed = "round_played"
         case roundFinished = "round_finished"
@@ -161,6 +164,7 @@ public struct AgentEvent: Codable, Sendable, Equatable {
         case .invitationExpired: return "the invitation to game \(game.map(String.init) ?? "?") expired"
         case .gameStarted: return "game \(game.map(String.init) ?? "?") started" + (message.map { ": \($0)" } ?? "")
         case .gameCancelled: return "game \(game.map(String.init) ?? "?") was cancelled"
+        case .roundStarting: return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(minigame ?? "?") — \(message ?? "")"
         case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of game \(game.map(String.init) ?? "?"): \(score ?? 0) points"
         case .roundFinished:
             let table = (scores ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

@@ -27,6 +27,8 @@ public struct PlayedRound: Sendable, Equatable {
 
 /// Plays rounds on this device's sensors (or its recorded inputs).
 public protocol RoundPlaying: Sendable {
+    /// Seconds the player gets to read the instructions before a round starts (0 for recordings).
+    var countdown: Double { get }
     func play(_ round: RoundPlanned) async throws -> PlayedRound
 }
 
@@ -85,8 +87,13 @@ public actor GameSession {
             throw AgentError("You have played every round of game \(id); wait for the others.", code: "nothingToPlay")
         }
         let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
+        let instructions = MinigameCatalog.game(named: next.game).map { "\($0.instructions) (\(Int($0.duration)) s)" }
+        let countdown = player.countdown
+        events.publish(AgentEvent(.roundStarting, game: id, round: next.n, minigame: next.game,
+                                  message: (instructions ?? next.game) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
         let result: PlayedRound
         do {
+            if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
             result = try await player.play(plan)
         } catch let error as AgentError {
             throw error

@@ -34,6 +34,9 @@ public struct SensorRoundPlayer: RoundPlaying {
         return setup
     }
 
+    /// Three seconds to read the instructions and get ready; none when playing recordings.
+    public var countdown: Double { recordings == nil ? 3 : 0 }
+
     public func play(_ round: RoundPlanned) async throws -> PlayedRound {
         guard let game = MinigameCatalog.game(named: round.minigame) else {
             throw AgentError("The lobby proposed \(round.minigame.debugDescription), a game this agent does not know; update nearplay.", code: "unknownGame")

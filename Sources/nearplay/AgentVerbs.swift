@@ -147,6 +147,20 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The game's id.") var game: Int64
 
     func run() throws {
+        // The agent plays the round; show what to do as it starts.
+        if !agent.json {
+            let client = agent.client
+            let game = game
+            Thread.detachNewThread {
+                try? client.events { line in
+                    guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
+                          event.kind == .roundStarting, event.game == game else { return true }
+                    print("\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
+                    StandardOutput.flush()
+                    return false
+                }
+            }
+        }
         try agent.send(.play(game: game), as: RoundReport.self, timeout: 120) { report in
             print("Round \(report.round) of game \(report.game) (\(report.minigame)): \(report.score) points, submitted.")
         }
