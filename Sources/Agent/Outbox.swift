@@ -113,11 +113,11 @@ public actor Outbox {
     /// Sends until cancelled.
     public func run() async {
         var backoff = 0.25
+        var wake = wakeStream.makeAsyncIterator()
         while !Task.isCancelled {
             switch await sendNext() {
             case .idle:
                 backoff = 0.25
-                var wake = wakeStream.makeAsyncIterator()
                 _ = await wake.next()
             case .progressed:
                 backoff = 0.25

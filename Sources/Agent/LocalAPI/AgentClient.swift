@@ -13,11 +13,12 @@ public struct AgentClient: Sendable {
         defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard UnixSocket.writeAll(fd, request.line + "\n") else {
-            throw AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
-        }
+        let sent = UnixSocket.writeAll(fd, request.line + "\n")
         var reader = LineReader(fd: fd)
+        // An agent that refuses us (another user) says why and hangs up, perhaps before our
+        // request is even written: read its answer either way.
         guard let line = reader.next() else {
+            if !sent { throw AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning") }
             throw AgentError("The agent on \(path) did not answer within \(Int(timeout)) s.", code: "agentNotRunning")
         }
         switch try AgentResponse(line: line) {
