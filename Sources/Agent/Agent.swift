@@ -104,7 +104,7 @@ public final class Agent: Sendable {
     /// Runs every service until SIGTERM/SIGINT (or the task is cancelled), then shuts down in
     /// order: local API, radio, lobby events, encounter reports, and last the queue's flush.
     public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        let api = LocalAPIServer(path: socketPath, events: { [events] in events.subscribe() }) { [self] request in
+        let api = LocalAPIServer(path: socketPath, events: { [events] recent in events.subscribe(recent: recent) }) { [self] request in
             await self.answer(request)
         }
         try api.start()

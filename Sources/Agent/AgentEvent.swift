@@ -183,28 +183,50 @@ public struct AgentEvent: Codable, Sendable, Equatable {
 
 /// Hands every event to every current subscriber (the local API's `events` streams, the
 /// notifier). A subscriber that falls behind loses its oldest events, never blocks the agent.
+///
+/// It also keeps the last ``historyLimit`` events, so a client that connects late (`nearplay
+/// events --recent N`, the demo) can see what it missed, with no gap and nothing twice.
 public final class AgentEventBus: Sendable {
-    private let subscribers = Mutex<[UInt64: AsyncStream<AgentEvent>.Continuation]>([:])
-    private let nextID = Atomic<UInt64>(0)
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<AgentEvent>.Continuation] = [:]
+        var history: [AgentEvent] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// How many past events are kept for late subscribers.
+    public static let historyLimit = 256
 
     public init() {}
 
     public func publish(_ event: AgentEvent) {
-        let current = subscribers.withLock { Array($0.values) }
-        for continuation in current { continuation.yield(event) }
+        // Delivered under the lock, so a subscriber taking the history sees each event once.
+        state.withLock { state in
+            state.history.append(event)
+            if state.history.count > Self.historyLimit { state.history.removeFirst(state.history.count - Self.historyLimit) }
+            for continuation in state.subscribers.values { continuation.yield(event) }
+        }
     }
 
-    /// A stream of the events from now on; it ends when the consumer stops iterating.
-    public func subscribe(buffer: Int = 1024) -> AsyncStream<AgentEvent> {
-        let (stream, continuation) = AsyncStream<AgentEvent>.makeStream(bufferingPolicy: .bufferingNewest(buffer))
-        let id = nextID.add(1, ordering: .relaxed).newValue
-        subscribers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
+    /// A stream of the last `recent` events, then every event from now on; it ends when the
+    /// consumer stops iterating.
+    public func subscribe(recent: Int = 0, buffer: Int = 1024) -> AsyncStream<AgentEvent> {
+        let (stream, continuation) = AsyncStream<AgentEvent>.makeStream(bufferingPolicy: .bufferingNewest(buffer + Self.historyLimit))
+        let id = state.withLock { state -> UInt64 in
+            for event in state.history.suffix(max(0, min(recent, Self.historyLimit))) { continuation.yield(event) }
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) } }
         return stream
     }
 
+    /// How many streams are open.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
     public func finish() {
-        let current = subscribers.withLock { s in defer { s.removeAll() }; return Array(s.values) }
+        let current = state.withLock { s in defer { s.subscribers.removeAll() }; return Array(s.subscribers.values) }
         for continuation in current { continuation.finish() }
     }
 }

@@ -206,10 +206,19 @@ struct EventsCommand: ParsableCommand {
         commandName: "events", abstract: "Everything the agent sees, as it happens (JSON Lines with --json).")
     @OptionGroup var agent: AgentConnection
 
+    @Option(help: ArgumentHelp("First show this many of the agent's past events (at most \(AgentEventBus.historyLimit)).", valueName: "n"))
+    var recent: Int = 0
+
+    func validate() throws {
+        guard (0...AgentEventBus.historyLimit).contains(recent) else {
+            throw ValidationError("--recent takes 0 to \(AgentEventBus.historyLimit) events, not \(recent).")
+        }
+    }
+
     func run() throws {
         let decoder = JSONDecoder()
         do {
-            try agent.client.events { line in
+            try agent.client.events(recent: recent) { line in
                 if agent.json {
                     print(line)
                 } else if let event = try? decoder.decode(AgentEvent.self, from: Data(line.utf8)) {

@@ -7,7 +7,7 @@ import Testing
     @Test func parsesEveryVerbAndRoundTripsItsLine() throws {
         let requests: [AgentRequest] = [.status, .nearby, .invite(players: ["bob", "carol"]), .invitations, .accept(invitation: 3),
                                         .decline(invitation: 4), .games, .play(game: 5), .stats(player: "bob"), .unlocked,
-                                        .block(player: "eve"), .events]
+                                        .block(player: "eve"), .events(), .events(recent: 20)]
         for request in requests { #expect(try AgentRequest(line: request.line) == request) }
     }
 
@@ -24,6 +24,7 @@ import Testing
         ("{\"verb\":\"invite\",\"players\":\"bob\"}", "players"),
         ("{\"verb\":\"stats\"}", "player: expected a username"),
         ("{\"verb\":7}", "verb"),
+        ("{\"verb\":\"events\",\"recent\":1000}", "recent: expected 0 to 256"),
     ])
     func refusesMalformedRequestsNamingTheField(line: String, expected: String) {
         #expect {
@@ -37,7 +38,7 @@ import Testing
     @Test func socketIsOwnerOnlyAndAnswersRequests() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/run/agent.sock"
-        let server = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { request in
+        let server = LocalAPIServer(path: path, events: { _ in AsyncStream { $0.finish() } }) { request in
             request == .status ? .encoding(["hello": "world"]) : .failure(AgentError("no", code: "nope"))
         }
         try server.start()
@@ -58,7 +59,7 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.path + "/agent.sock"
         // Served only to a uid that is not ours: the kernel's peer credentials decide.
-        let server = LocalAPIServer(path: path, allowedUser: getuid() &+ 4242, events: { AsyncStream { $0.finish() } }) { _ in
+        let server = LocalAPIServer(path: path, allowedUser: getuid() &+ 4242, events: { _ in AsyncStream { $0.finish() } }) { _ in
             .encoding(["secret": true])
         }
         try server.start()
@@ -81,10 +82,10 @@ import Testing
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         close(stale)
         #expect(FileManager.default.fileExists(atPath: path))
-        let first = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { _ in .encoding(1) }
+        let first = LocalAPIServer(path: path, events: { _ in AsyncStream { $0.finish() } }) { _ in .encoding(1) }
         try first.start()
         defer { first.stop() }
-        let second = LocalAPIServer(path: path, events: { AsyncStream { $0.finish() } }) { _ in .encoding(2) }
+        let second = LocalAPIServer(path: path, events: { _ in AsyncStream { $0.finish() } }) { _ in .encoding(2) }
         #expect(throws: AgentError.self) { try second.start() }
         #expect(String(decoding: try await blocking { try AgentClient(path: path).send(.status) }, as: UTF8.self) == "1")
     }
@@ -93,10 +94,14 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.path + "/agent.sock"
         let bus = AgentEventBus()
-        let server = LocalAPIServer(path: path, events: { bus.subscribe() }) { _ in .encoding(0) }
+        let server = LocalAPIServer(path: path, events: { bus.subscribe(recent: $0) }) { _ in .encoding(0) }
         try server.start()
         defer { server.stop() }
+        // Two events before anyone listens: `recent` brings them back first, in order.
+        bus.publish(AgentEvent(.lobbyConnected))
+        bus.publish(AgentEvent(.queued, operation: "early"))
         let publisher = Task {
+            while bus.subscriberCount == 0 { try? await Task.sleep(for: .milliseconds(5)) }
             for i in 0..<200 {
                 bus.publish(AgentEvent(.playerNearby, player: "p\(i)", distance: 1.5, zone: "near"))
                 try? await Task.sleep(for: .milliseconds(10))
@@ -105,14 +110,15 @@ import Testing
         defer { publisher.cancel() }
         let received = try await blocking {
             var received: [AgentEvent] = []
-            try AgentClient(path: path).events(idleTimeout: 10) { line in
+            try AgentClient(path: path).events(recent: 1, idleTimeout: 10) { line in
                 if let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) { received.append(event) }
-                return received.count < 3
+                return received.count < 4
             }
             return received
         }
-        #expect(received.count == 3)
-        #expect(received.allSatisfy { $0.kind == .playerNearby && $0.zone == "near" && $0.distance == 1.5 })
+        #expect(received.count == 4)
+        #expect(received.first?.kind == .queued && received.first?.operation == "early")
+        #expect(received.dropFirst().allSatisfy { $0.kind == .playerNearby && $0.zone == "near" && $0.distance == 1.5 })
     }
 }
 

@@ -40,14 +40,14 @@ public struct AgentClient: Sendable {
 
     /// Streams the agent's events to `body` until it returns false or the agent goes away (or,
     /// with `idleTimeout`, stays silent that many seconds).
-    public func events(idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
+    public func events(recent: Int = 0, idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
         let fd = try UnixSocket.connect(path)
         defer { close(fd) }
         if let idleTimeout {
             var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        guard UnixSocket.writeAll(fd, AgentRequest.events.line + "\n") else {
+        guard UnixSocket.writeAll(fd, AgentRequest.events(recent: recent).line + "\n") else {
             throw AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
         }
         var reader = LineReader(fd: fd)

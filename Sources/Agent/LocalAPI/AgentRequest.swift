@@ -15,8 +15,9 @@ public enum AgentRequest: Sendable, Equatable {
     case stats(player: String)
     case unlocked
     case block(player: String)
-    /// Every event from now on, one per line, until the client hangs up.
-    case events
+    /// The last `recent` events (at most ``AgentEventBus/historyLimit``), then every event from
+    /// now on, one per line, until the client hangs up.
+    case events(recent: Int = 0)
 
     public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
                                "stats", "unlocked", "block", "events"]
@@ -27,6 +28,7 @@ public enum AgentRequest: Sendable, Equatable {
         var id: Int64?
         var game: Int64?
         var player: String?
+        var recent: Int?
     }
 
     /// Parses one request line; the error names the field at fault.
@@ -60,7 +62,11 @@ public enum AgentRequest: Sendable, Equatable {
         case "invitations": self = .invitations
         case "games": self = .games
         case "unlocked": self = .unlocked
-        case "events": self = .events
+        case "events":
+            guard (0...AgentEventBus.historyLimit).contains(fields.recent ?? 0) else {
+                throw AgentError("recent: expected 0 to \(AgentEventBus.historyLimit) past events.", code: "badRequest")
+            }
+            self = .events(recent: fields.recent ?? 0)
         case "invite":
             guard let players = fields.players, (1...20).contains(players.count),
                   players.allSatisfy({ (1...64).contains($0.count) }) else {
@@ -94,7 +100,7 @@ public enum AgentRequest: Sendable, Equatable {
         case .stats(let player): return json(["verb": "stats", "player": player])
         case .unlocked: return json(["verb": "unlocked"])
         case .block(let player): return json(["verb": "block", "player": player])
-        case .events: return json(["verb": "events"])
+        case .events(let recent): return json(recent > 0 ? ["verb": "events", "recent": recent] : ["verb": "events"])
         }
     }
 }

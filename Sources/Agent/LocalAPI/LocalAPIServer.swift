@@ -11,7 +11,7 @@ public final class LocalAPIServer: @unchecked Sendable {
     public let path: String
     private let allowedUser: uid_t
     private let handler: Handler
-    private let eventStream: @Sendable () -> AsyncStream<AgentEvent>
+    private let eventStream: @Sendable (Int) -> AsyncStream<AgentEvent>
     private let logger: Logger
     private let queue = DispatchQueue(label: "nearplay.local-api")
     // Guarded by `lock` (dispatch sources are not Sendable, so no Mutex).
@@ -28,7 +28,7 @@ public final class LocalAPIServer: @unchecked Sendable {
 
     /// - Parameter allowedUser: the only uid served (this process's own by default).
     public init(path: String, allowedUser: uid_t = getuid(), logger: Logger = Logger(label: "nearplay.local-api"),
-                events: @escaping @Sendable () -> AsyncStream<AgentEvent>, handler: @escaping Handler) {
+                events: @escaping @Sendable (_ recent: Int) -> AsyncStream<AgentEvent>, handler: @escaping Handler) {
         self.path = path
         self.allowedUser = allowedUser
         self.handler = handler
@@ -126,8 +126,8 @@ public final class LocalAPIServer: @unchecked Sendable {
             connection.write(AgentResponse.failure(error).line)
             return
         }
-        if request == .events {
-            let stream = eventStream()
+        if case .events(let recent) = request {
+            let stream = eventStream(recent)
             connection.stream(stream)
             return
         }

@@ -87,7 +87,8 @@ struct DemoCommand: AsyncParsableCommand {
         let json = json
         Thread.detachNewThread {
             let decoder = LobbyClient.decoder
-            try? AgentClient(path: socket).events { line in
+            // Everything the agent said before we were listening comes first.
+            try? AgentClient(path: socket).events(recent: AgentEventBus.historyLimit) { line in
                 guard let event = try? decoder.decode(AgentEvent.self, from: Data(line.utf8)) else { return true }
                 state.take(event, at: username)
                 if json {
