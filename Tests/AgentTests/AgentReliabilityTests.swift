@@ -37,7 +37,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(5))) func lobbyOutageAndSIGKILLLoseNothingAndRepeatNothing() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"])
+        let path = folder.path
+        let lobby = try await blocking { try LobbyProcess(folder: path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
         defer { lobby.stop() }
         let agents = try await Self.twoAgents(in: folder.path, lobby: lobby)
         var alice = agents.0
@@ -110,14 +111,14 @@ import Testing
     @Test(.timeLimit(.minutes(4))) func sigtermStopsTheRadioFlushesTheQueueAndExitsZero() async throws {
         let room = try await SimulatedAirAgentTests.Room()
         defer { room.stopAll() }
-        let hub = try room.startAir(SimulatedAirAgentTests.approach)
+        let hub = try await room.startAir(SimulatedAirAgentTests.approach)
         defer { hub.stop() }
         let (alice, bob) = (room.alice, room.bob)
         for agent in [alice, bob] {
             #expect(await agent.waitUntilAnswering(), "\(agent.username)'s agent did not start: \(agent.process.output)")
         }
         #expect(await sees(alice, "bob"), "alice never saw bob: \(alice.process.output)")
-        #expect(hub.waitFor("alice advertises") && hub.waitFor("alice scans"), "\(hub.output)")
+        #expect(try await blocking { hub.waitFor("alice advertises") && hub.waitFor("alice scans") }, "\(hub.output)")
 
         // With the lobby up: an invitation queued just before SIGTERM reaches the lobby.
         let recorder = try EventRecorder(socket: alice.socket)
@@ -132,8 +133,8 @@ import Testing
         #expect(took < 4, "SIGTERM took \(took) s")
         #expect(!FileManager.default.fileExists(atPath: alice.socket))
         // It left the air: stopped advertising and scanning.
-        #expect(hub.waitFor("alice stopped advertising", timeout: 10), "\(hub.output)")
-        #expect(hub.waitFor("alice left the simulated air", timeout: 10), "\(hub.output)")
+        #expect(try await blocking { hub.waitFor("alice stopped advertising", timeout: 10) }, "\(hub.output)")
+        #expect(try await blocking { hub.waitFor("alice left the simulated air", timeout: 10) }, "\(hub.output)")
         #expect(await eventually(timeout: 5) {
             (try? await bob.player.client.invitations())?.filter { $0.inviter == "alice" }.count == 1
         }, "the invitation queued before SIGTERM did not reach the lobby: \(alice.process.output)")
@@ -181,7 +182,8 @@ import Testing
         let folder = try TemporaryFolder()
         // Nobody (65534) must reach the socket's folder to be refused there.
         chmod(folder.path, 0o755)
-        let lobby = try LobbyProcess(folder: folder.path)
+        let path = folder.path
+        let lobby = try await blocking { try LobbyProcess(folder: path) }
         defer { lobby.stop() }
         let alice = try await register("alice", at: lobby.url)
         try writeTrace(of: alice.beacon, rssi: -70, from: 0, seconds: 5, path: folder.path + "/quiet.jsonl")
