@@ -13,10 +13,10 @@ public struct AgentClient: Sendable {
         defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard UnixSocket.writeAll(fd, request.line + "\n") else {
-            throw AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
-        }
         var reader = LineReader(fd: fd)
+        guard UnixSocket.writeAll(fd, request.line + "\n") else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
+        }
         guard let line = reader.next() else {
             throw AgentError("The agent on \(path) did not answer within \(Int(timeout)) s.", code: "agentNotRunning")
         }
@@ -35,14 +35,24 @@ public struct AgentClient: Sendable {
             var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        guard UnixSocket.writeAll(fd, AgentRequest.events.line + "\n") else {
-            throw AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
-        }
         var reader = LineReader(fd: fd)
+        guard UnixSocket.writeAll(fd, AgentRequest.events.line + "\n") else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
+        }
         while let line = reader.next() {
             if line.hasPrefix("{\"ok\":false"), case .failure(let error) = try AgentResponse(line: line) { throw error }
             if !body(line) { return }
         }
+    }
+}
+
+extension AgentClient {
+    /// What an agent that hung up before reading the request said first: it refuses another
+    /// user's connection by writing the error and closing at once, so the client's write can
+    /// fail (EPIPE) with the refusal already waiting to be read.
+    static func refusal(_ reader: inout LineReader) -> AgentError? {
+        guard let line = reader.next(), case .failure(let error)? = try? AgentResponse(line: line) else { return nil }
+        return error
     }
 }
 
