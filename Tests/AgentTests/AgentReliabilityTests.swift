@@ -19,7 +19,7 @@ import Testing
         var agents: [RunningAgent] = []
         for (player, trace) in [(alice, "heard-by-alice"), (bob, "heard-by-bob")] {
             agents.append(try RunningAgent.start(player, in: folder, radio: ["backend": "replay", "file": folder + "/\(trace).jsonl"],
-                                                 extra: ["recordings": TwoPlayerTests.samples + "/" + player.username]))
+                                                 extra: ["recordings": roundSamples + "/" + player.username]))
         }
         for agent in agents {
             #expect(await agent.waitUntilAnswering(), "\(agent.username)'s agent did not start: \(agent.process.output)")

@@ -35,7 +35,7 @@ import Testing
             var agents: [RunningAgent] = []
             for player in players {
                 agents.append(try RunningAgent.start(player, in: folder.path, radio: ["backend": "sim", "air_socket": airSocket, "device": player.username],
-                                                     extra: ["recordings": TwoPlayerTests.samples + "/" + player.username]))
+                                                     extra: ["recordings": roundSamples + "/" + player.username]))
             }
             (alice, bob) = (agents[0], agents[1])
         }

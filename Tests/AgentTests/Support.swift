@@ -1,5 +1,6 @@
 import Agent
 import BeaconFrames
+import BusTestSupport
 import Foundation
 import LobbyClient
 import Testing
@@ -145,6 +146,9 @@ func eventually(timeout: Double = 20, _ condition: () async throws -> Bool) asyn
 }
 
 // MARK: - Agents as processes
+
+/// Recorded round inputs per player (`Samples/rounds/<player>`), for the agents' `recordings`.
+let roundSamples = repositoryRoot.appendingPathComponent("Samples/rounds").path
 
 /// Writes an agent's configuration, credentials and folders under `folder/name`.
 func prepareAgent(_ player: TestPlayer, in folder: String, radio: [String: Any], extra: [String: Any] = [:]) throws -> (config: String, socket: String) {

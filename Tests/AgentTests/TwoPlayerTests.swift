@@ -11,8 +11,6 @@ import Testing
 /// accepts, both play three rounds from recorded sensor inputs, the lobby verifies every score,
 /// and the game ends with a winner and unlocks — checked from both sides.
 @Suite(.serialized) struct TwoPlayerTests {
-    static let samples = repositoryRoot.appendingPathComponent("Samples/rounds").path
-
     @Test(.timeLimit(.minutes(4))) func meetInvitePlayThreeVerifiedRoundsAndUnlock() async throws {
         let folder = try TemporaryFolder()
         let lobby = try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"])
@@ -25,7 +23,7 @@ import Testing
         var players: [RunningAgent] = []
         for (player, trace) in [(alice, "heard-by-alice"), (bob, "heard-by-bob")] {
             players.append(try RunningAgent.start(player, in: folder.path, radio: ["backend": "replay", "file": folder.path + "/\(trace).jsonl"],
-                                                  extra: ["recordings": Self.samples + "/" + player.username]))
+                                                  extra: ["recordings": roundSamples + "/" + player.username]))
         }
         let (a, b) = (players[0], players[1])
         defer { for p in players { p.process.stop(signal: SIGKILL) } }
@@ -43,7 +41,7 @@ import Testing
         let game = try await bob.client.game(invitation.id)
         let first = try #require(game.rounds.first)
         let minigame = try #require(MinigameCatalog.game(named: first.game))
-        let setup = try SensorRoundPlayer(sensors: SensorSetup(), recordings: Self.samples + "/bob", calibration: SensorCalibration()).setup(for: minigame.name)
+        let setup = try SensorRoundPlayer(sensors: SensorSetup(), recordings: roundSamples + "/bob", calibration: SensorCalibration()).setup(for: minigame.name)
         let recording = try await RoundRunner(sensors: setup).play(minigame, plan: RoundPlan(duration: first.duration, signalTime: first.signalTime),
                                                                  calibration: SensorCalibration())
         let honest = minigame.score(recording).score
