@@ -76,7 +76,7 @@ import Testing
             let deadline = Date().addingTimeInterval(60)
             try? client.events(idleTimeout: 60) { line in
                 guard let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) else { return true }
-                if event.player == "bob", [.playerNearby, .playerMoved].contains(event.kind) { seen.append(event) }
+                if event.player == "bob", [.playerNearby, .playerMoved, .playerGone].contains(event.kind) { seen.append(event) }
                 let close = event.kind == .playerMoved && event.player == "bob" && (event.distance ?? .infinity) < 3
                 return !close && Date() < deadline
             }
@@ -90,10 +90,22 @@ import Testing
         #expect(first.kind == .playerNearby)
         #expect(first.name == "Bob Tester")
         #expect(first.beacon == bob.player.beacon.beaconIdentity?.description)
-        let moves = seen.dropFirst()
-        #expect(!moves.isEmpty && moves.allSatisfy { $0.kind == .playerMoved }, "\(seen.map(\.kind))")
-        let distances = seen.compactMap(\.distance)
-        #expect(distances.count == seen.count, "every report carries a distance")
+        let story = "\(seen.map { "\($0.kind.rawValue) \($0.distance.map { String($0) } ?? "-")" })"
+        // After the first report, Bob only moves (a gone must come before he is nearby again).
+        #expect(seen.dropFirst().contains { $0.kind == .playerMoved }, "\(story)")
+        var present = false
+        for event in seen {
+            switch event.kind {
+            case .playerNearby:
+                #expect(!present, "bob reported nearby twice without leaving: \(story)")
+                present = true
+            case .playerMoved: #expect(present, "bob moved before he was nearby: \(story)")
+            default: present = false
+            }
+        }
+        let reports = seen.filter { $0.kind != .playerGone }
+        let distances = reports.compactMap(\.distance)
+        #expect(distances.count == reports.count, "every report carries a distance")
         // The distance falls as she approaches: from the first report to the last, and to within 3 m.
         let last = try #require(distances.last)
         #expect(last < 3)
