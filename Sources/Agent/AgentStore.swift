@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyClient
 
 /// The agent's durable state in one SQLite file (WAL): the identity cache, the outgoing queue
 /// and the lobby event cursor. A write returns only once it is committed, so what the queue
@@ -63,5 +64,19 @@ public final class AgentStore: Sendable {
             try $0.execute(sql: "INSERT INTO setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                            arguments: [name, value])
         }
+    }
+
+    // MARK: game plans
+
+    /// Remembers a game's rounds (minigame, duration, signal time), so its rounds can be played
+    /// while the lobby is away.
+    func savePlan(game: Int64, rounds: [LobbyEvent.PlannedRound]) throws {
+        try setSetting("plan:\(game)", String(decoding: try JSONEncoder().encode(rounds), as: UTF8.self))
+    }
+
+    /// The rounds of `game` as last heard from the lobby, nil when never heard.
+    func plan(game: Int64) -> [LobbyEvent.PlannedRound]? {
+        guard let text = (try? setting("plan:\(game)")) ?? nil else { return nil }
+        return try? JSONDecoder().decode([LobbyEvent.PlannedRound].self, from: Data(text.utf8))
     }
 }

@@ -72,19 +72,33 @@ public actor GameSession {
             throw AgentError("A round of game \(id) is being played already.", code: "busy")
         }
         defer { playing.remove(id) }
-        let game: LobbyGame
+        let next: LobbyEvent.PlannedRound
         do {
-            game = try await lobby.game(id)
+            let game = try await lobby.game(id)
+            guard game.state == "open" else {
+                throw AgentError("Game \(id) is \(game.state), not open: \(game.state == "pending" ? "wait for the invitees to answer" : "there is nothing left to play").", code: "notOpen")
+            }
+            let rounds = game.rounds.sorted { $0.n < $1.n }
+            try? store.savePlan(game: id, rounds: rounds.map { LobbyEvent.PlannedRound(n: $0.n, game: $0.game, duration: $0.duration, signalTime: $0.signalTime) })
+            guard let round = rounds.first(where: { $0.scores[username] == nil && !played(id, $0.n) }) else {
+                throw AgentError("You have played every round of game \(id); wait for the others.", code: "nothingToPlay")
+            }
+            next = LobbyEvent.PlannedRound(n: round.n, game: round.game, duration: round.duration, signalTime: round.signalTime)
+        } catch let error as AgentError {
+            throw error
         } catch let error as LobbyClientError {
             throw AgentError(error.message, code: error.code)
         } catch {
-            throw AgentError("Cannot reach the lobby to read game \(id): \(error). Try again when it is back.", code: "lobbyUnreachable")
-        }
-        guard game.state == "open" else {
-            throw AgentError("Game \(id) is \(game.state), not open: \(game.state == "pending" ? "wait for the invitees to answer" : "there is nothing left to play").", code: "notOpen")
-        }
-        guard let next = game.rounds.sorted(by: { $0.n < $1.n }).first(where: { $0.scores[username] == nil && !played(id, $0.n) }) else {
-            throw AgentError("You have played every round of game \(id); wait for the others.", code: "nothingToPlay")
+            // The lobby is away: play on the plan it gave when the game started (the score waits
+            // in the queue); without one there is nothing to play on.
+            guard let rounds = store.plan(game: id) else {
+                throw AgentError("Cannot reach the lobby to read game \(id): \(error). Try again when it is back.", code: "lobbyUnreachable")
+            }
+            guard let round = rounds.sorted(by: { $0.n < $1.n }).first(where: { !played(id, $0.n) }) else {
+                throw AgentError("You have played every round of game \(id); wait for the others.", code: "nothingToPlay")
+            }
+            logger.notice("the lobby is unreachable (\(error)); playing round \(round.n) of game \(id) on the plan it gave, the score waits in the queue")
+            next = round
         }
         let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
         let instructions = MinigameCatalog.game(named: next.game).map { "\($0.instructions) (\(Int($0.duration)) s)" }

@@ -79,6 +79,13 @@ public actor LobbyEventsFollower {
             let plan = [data.participants.map { $0.joined(separator: " vs ") },
                         data.rounds.map { $0.sorted { $0.n < $1.n }.map(\.game).joined(separator: ", ") }].compactMap { $0 }
             events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game, message: plan.isEmpty ? nil : plan.joined(separator: ": ")))
+            if let game = data.game, let rounds = data.rounds {
+                do {
+                    try store.savePlan(game: game, rounds: rounds)
+                } catch {
+                    logger.warning("could not store the plan of game \(game): \(error)")
+                }
+            }
             if let game = data.game {
                 let start = onGameStarted
                 Task { await start(game) }

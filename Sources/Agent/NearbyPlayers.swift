@@ -125,7 +125,9 @@ public actor NearbyPlayers {
     }
 
     private func resolved(_ identity: BeaconFrames.BeaconIdentity, _ answer: IdentityResolver.Answer) {
-        guard var entry = entries[identity] else { return }
+        // Already recognised: a second answer (a resolution begun before an exit and finished
+        // after the re-entry's own) must not announce the player again.
+        guard var entry = entries[identity], entry.player == nil else { return }
         entry.resolving = false
         guard case .player(let player) = answer else {
             // Nobody (stays hidden until it exits and comes back) or lobby away (asked again at the next enter).

@@ -6,37 +6,6 @@ import Testing
 
 /// The built `nearplay agent` as a user runs it, against a live lobby.
 @Suite(.serialized) struct AgentProcessTests {
-    /// Writes an agent's configuration, credentials and folders under `folder/name`.
-    static func prepareAgent(_ player: TestPlayer, in folder: String, radio: [String: Any], extra: [String: Any] = [:]) throws -> (config: String, socket: String) {
-        let home = folder + "/" + player.username
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        try player.credentials.save(to: home + "/credentials.json")
-        let socket = home + "/run/agent.sock"
-        var object: [String: Any] = ["radio": radio, "state_directory": home + "/state", "socket": socket,
-                                     "credentials": home + "/credentials.json", "notifications": false]
-        for (key, value) in extra { object[key] = value }
-        let config = home + "/agent.json"
-        try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: config))
-        return (config, socket)
-    }
-
-    /// A trace of `beacon` heard at `rssi` dBm, 10 times a second for `seconds`.
-    static func trace(of beacon: PlayerBeacon, rssi: Int, from start: Double, seconds: Double, path: String) throws {
-        guard case let .iBeacon(uuid, major, minor)? = beacon.beaconIdentity else { throw AgentError("not an iBeacon") }
-        let frame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: -59)
-        let ad = AdvertisingPayloadBytes.iBeacon(frame)
-        // A frame that is no beacon at 0 s, so a replay starts its clock there and the beacon
-        // arrives `start` seconds later.
-        var lines = ["{\"nearplay_trace\":1,\"created\":\"2026-11-23T00:00:00Z\",\"source\":\"test\"}",
-                     "{\"t\":0.000,\"addr\":\"C0:FF:EE:00:00:09\",\"rssi\":-80,\"ad\":\"020106\"}"]
-        var t = start
-        while t < start + seconds {
-            lines.append(String(format: "{\"t\":%.3f,\"addr\":\"C0:FF:EE:00:00:02\",\"rssi\":%d,", t, rssi) + "\"ad\":\"\(ad)\"}")
-            t += 0.1
-        }
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
     @Test(.timeLimit(.minutes(3))) func recognisesAPlayerFromTheRadioAndAnswersTheCLI() async throws {
         let folder = try TemporaryFolder()
         let lobby = try LobbyProcess(folder: folder.path)
@@ -44,8 +13,8 @@ import Testing
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         let tracePath = folder.path + "/bob.jsonl"
-        try Self.trace(of: bob.beacon, rssi: -65, from: 3, seconds: 30, path: tracePath)
-        let (config, socket) = try Self.prepareAgent(alice, in: folder.path, radio: ["backend": "replay", "file": tracePath])
+        try writeTrace(of: bob.beacon, rssi: -65, from: 3, seconds: 30, path: tracePath)
+        let (config, socket) = try prepareAgent(alice, in: folder.path, radio: ["backend": "replay", "file": tracePath])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log")
         defer { agent.stop(signal: SIGKILL) }
         #expect(await eventually { FileManager.default.fileExists(atPath: socket) }, "the agent never opened its socket: \(agent.output)")
@@ -81,14 +50,5 @@ import Testing
         // SIGTERM: a clean stop, status 0, the socket removed.
         #expect(agent.stop(signal: SIGTERM) == 0, "\(agent.output)")
         #expect(!FileManager.default.fileExists(atPath: socket))
-    }
-}
-
-enum AdvertisingPayloadBytes {
-    /// Flags, then the iBeacon manufacturer data, as hex.
-    static func iBeacon(_ frame: IBeacon) -> String {
-        let manufacturer: [UInt8] = [0x4C, 0x00] + frame.manufacturerData
-        let bytes: [UInt8] = [0x02, 0x01, 0x06, UInt8(manufacturer.count + 1), 0xFF] + manufacturer
-        return bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -23,7 +23,7 @@ import Testing
         guard case let .iBeacon(uuid, major, minor)? = bob.beacon.beaconIdentity else { throw AgentError("bob has no iBeacon identity") }
         let bobFrame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: -59)
 
-        let (config, socket) = try AgentProcessTests.prepareAgent(alice, in: folder.path, radio: ["backend": "bluez", "adapter": "hci0"])
+        let (config, socket) = try prepareAgent(alice, in: folder.path, radio: ["backend": "bluez", "adapter": "hci0"])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log",
                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         defer { agent.stop(signal: SIGKILL) }

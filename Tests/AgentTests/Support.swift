@@ -1,4 +1,6 @@
 import Agent
+import BeaconFrames
+import BusTestSupport
 import Foundation
 import LobbyClient
 import Testing
@@ -38,7 +40,7 @@ final class ChildProcess: @unchecked Sendable {
 
     init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -141,4 +143,269 @@ func eventually(timeout: Double = 20, _ condition: () async throws -> Bool) asyn
         try? await Task.sleep(for: .milliseconds(50))
     }
     return try await condition()
+}
+
+// MARK: - Agents as processes
+
+/// Recorded round inputs per player (`Samples/rounds/<player>`), for the agents' `recordings`.
+let roundSamples = repositoryRoot.appendingPathComponent("Samples/rounds").path
+
+/// Writes an agent's configuration, credentials and folders under `folder/name`.
+func prepareAgent(_ player: TestPlayer, in folder: String, radio: [String: Any], extra: [String: Any] = [:]) throws -> (config: String, socket: String) {
+    let home = folder + "/" + player.username
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    try player.credentials.save(to: home + "/credentials.json")
+    let socket = home + "/run/agent.sock"
+    var object: [String: Any] = ["radio": radio, "state_directory": home + "/state", "socket": socket,
+                                 "credentials": home + "/credentials.json", "notifications": false]
+    for (key, value) in extra { object[key] = value }
+    let config = home + "/agent.json"
+    try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: config))
+    return (config, socket)
+}
+
+/// A trace of `beacon` heard at `rssi` dBm, 10 times a second for `seconds`.
+func writeTrace(of beacon: PlayerBeacon, rssi: Int, from start: Double, seconds: Double, path: String) throws {
+    guard case let .iBeacon(uuid, major, minor)? = beacon.beaconIdentity else { throw AgentError("not an iBeacon") }
+    let frame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: -59)
+    let ad = AdvertisingPayloadBytes.iBeacon(frame)
+    // A frame that is no beacon at 0 s, so a replay starts its clock there and the beacon
+    // arrives `start` seconds later.
+    var lines = ["{\"nearplay_trace\":1,\"created\":\"2026-11-23T00:00:00Z\",\"source\":\"test\"}",
+                 "{\"t\":0.000,\"addr\":\"C0:FF:EE:00:00:09\",\"rssi\":-80,\"ad\":\"020106\"}"]
+    var t = start
+    while t < start + seconds {
+        lines.append(String(format: "{\"t\":%.3f,\"addr\":\"C0:FF:EE:00:00:02\",\"rssi\":%d,", t, rssi) + "\"ad\":\"\(ad)\"}")
+        t += 0.1
+    }
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+
+enum AdvertisingPayloadBytes {
+    /// Flags, then the iBeacon manufacturer data, as hex.
+    static func iBeacon(_ frame: IBeacon) -> String {
+        let manufacturer: [UInt8] = [0x4C, 0x00] + frame.manufacturerData
+        let bytes: [UInt8] = [0x02, 0x01, 0x06, UInt8(manufacturer.count + 1), 0xFF] + manufacturer
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A `nearplay agent` process under test, with its configuration, so it can be restarted on the
+/// same state folder.
+struct RunningAgent: Sendable {
+    var player: TestPlayer
+    var config: String
+    var socket: String
+    var process: ChildProcess
+    var username: String { player.username }
+    var client: AgentClient { AgentClient(path: socket) }
+
+    /// Starts the built agent on `config`, its output in `log`.
+    static func start(_ player: TestPlayer, config: String, socket: String, log: String) throws -> RunningAgent {
+        let process = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: log)
+        return RunningAgent(player: player, config: config, socket: socket, process: process)
+    }
+
+    /// Writes the configuration (see ``prepareAgent(_:in:radio:extra:)``) and starts the agent.
+    static func start(_ player: TestPlayer, in folder: String, radio: [String: Any], extra: [String: Any] = [:]) throws -> RunningAgent {
+        let (config, socket) = try prepareAgent(player, in: folder, radio: radio, extra: extra)
+        return try start(player, config: config, socket: socket, log: folder + "/\(player.username).log")
+    }
+
+    /// Another agent process on the same configuration and state (after a stop or a SIGKILL).
+    func restarted(log: String) throws -> RunningAgent {
+        try Self.start(player, config: config, socket: socket, log: log)
+    }
+
+    /// Sends one request off the cooperative pool.
+    func send(_ request: AgentRequest) async throws -> Data {
+        let client = client
+        return try await blocking { try client.send(request, timeout: 60) }
+    }
+
+    func status() async throws -> AgentStatus {
+        try LobbyClient.decoder.decode(AgentStatus.self, from: try await send(.status))
+    }
+
+    /// Waits until this process answers on its socket (a stale socket of a killed one does not).
+    func waitUntilAnswering(timeout: Double = 60) async -> Bool {
+        await eventually(timeout: timeout) {
+            guard process.process.isRunning else { return false }
+            return (try? await status()) != nil
+        }
+    }
+}
+
+/// Records an agent's `events` stream on a thread of its own, from a moment known to be after
+/// the subscription: the `events` request is followed on the same connection by a `status`
+/// request, which the server answers only after it has subscribed the stream.
+final class EventRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var subscribed = false
+    private var ended = false
+
+    init(socket path: String) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in for (i, b) in path.utf8.enumerated() { buffer[i] = b } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw AgentError("cannot connect to \(path)")
+        }
+        // Bounded: the thread ends at the latest when the agent has been silent this long.
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = AgentRequest.events().line + "\n" + AgentRequest.status.line + "\n"
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        Thread.detachNewThread { [self] in
+            var reader = LineReaderForTests(fd: fd)
+            while let line = reader.next() {
+                lock.withLock {
+                    if line.hasPrefix("{\"ok\":") { subscribed = true } else { lines.append(line) }
+                }
+            }
+            close(fd)
+            lock.withLock { ended = true }
+        }
+    }
+
+    /// Waits until the stream is known to be subscribed.
+    func waitUntilSubscribed() async -> Bool {
+        await eventually(timeout: 30) { lock.withLock { subscribed } }
+    }
+
+    var rawLines: [String] { lock.withLock { lines } }
+
+    var events: [AgentEvent] {
+        rawLines.compactMap { try? JSONDecoder().decode(AgentEvent.self, from: Data($0.utf8)) }
+    }
+}
+
+/// Lines from a blocking socket (the tests' own, so they do not lean on the agent's internals).
+struct LineReaderForTests {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 8192)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
+/// Every event the lobby holds for `client`'s player after `cursor` (`GET /v1/events`, page by page).
+func lobbyEvents(_ client: LobbyClient, after cursor: Int64 = 0) async throws -> [LobbyEvent] {
+    var all: [LobbyEvent] = []
+    var after = cursor
+    while true {
+        let page = try await client.events(after: after, limit: 100)
+        all += page.events
+        if page.events.isEmpty || page.next <= after { return all }
+        after = page.next
+    }
+}
+
+extension LobbyEvent {
+    /// The agent event the lobby event becomes (`gameStarted` → `game_started`).
+    var agentKind: AgentEvent.Kind? {
+        let snake = kind.reduce(into: "") { text, character in
+            if character.isUppercase { text += "_" + character.lowercased() } else { text.append(character) }
+        }
+        return AgentEvent.Kind(rawValue: snake)
+    }
+}
+
+// MARK: - A game between two agents
+
+/// Waits until `agent` lists `username` among the players nearby.
+func sees(_ agent: RunningAgent, _ username: String, timeout: Double = 60) async -> Bool {
+    await eventually(timeout: timeout) {
+        let nearby = try? LobbyClient.decoder.decode([NearbyPlayer].self, from: try await agent.send(.nearby))
+        return nearby?.contains { $0.username == username } == true
+    }
+}
+
+/// `inviter` invites `invitee` through its agent; the invitee's agent lists the invitation and
+/// accepts it. Returns the invitation, its game now open.
+func inviteAndAccept(_ inviter: RunningAgent, _ invitee: RunningAgent) async throws -> Invitation {
+    let invitation = try LobbyClient.decoder.decode(Invitation.self, from: try await inviter.send(.invite(players: [invitee.username])))
+    #expect(invitation.invitees.map(\.username) == [invitee.username])
+    // The invitee's agent learns of it over the lobby's event stream and lists it.
+    #expect(await eventually {
+        let pending = try? LobbyClient.decoder.decode([Invitation].self, from: try await invitee.send(.invitations))
+        return pending?.contains { $0.id == invitation.id } == true
+    })
+    let accepted = try LobbyClient.decoder.decode(Invitation.self, from: try await invitee.send(.accept(invitation: invitation.id)))
+    #expect(accepted.state == "open")
+    return invitation
+}
+
+/// Each agent plays its next round of `game`, `rounds` times in turn; the scores `play` reported,
+/// by player and round.
+func playRounds(_ game: Int64, _ agents: [RunningAgent], rounds: Int = 3) async throws -> [String: [Int: Int]] {
+    var reported: [String: [Int: Int]] = [:]
+    for _ in 1...rounds {
+        for agent in agents {
+            let report = try LobbyClient.decoder.decode(RoundReport.self, from: try await agent.send(.play(game: game)))
+            #expect(report.game == game)
+            #expect(reported[agent.username]?[report.round] == nil, "round \(report.round) played twice by \(agent.username)")
+            reported[agent.username, default: [:]][report.round] = report.score
+        }
+    }
+    return reported
+}
+
+/// Waits for `game` to finish at the lobby, then checks every round holds exactly the scores the
+/// agents reported, both agents see the same end, the winner unlocked the loser (a draw: both),
+/// and both queues are empty.
+@discardableResult
+func expectFinished(_ game: Int64, reported: [String: [Int: Int]], _ a: RunningAgent, _ b: RunningAgent,
+                    timeout: Double = 60) async throws -> LobbyGame {
+    var finished: LobbyGame?
+    #expect(await eventually(timeout: timeout) {
+        finished = try? await a.player.client.game(game)
+        return finished?.state == "finished"
+    }, "the game did not finish: \(a.process.output)\n\(b.process.output)")
+    let final = try #require(finished)
+    #expect(final.rounds.count == reported[a.username]?.count)
+    for round in final.rounds {
+        #expect(round.scores.keys.sorted() == [a.username, b.username].sorted(), "round \(round.n): \(round.scores)")
+        #expect(round.scores[a.username] == reported[a.username]?[round.n])
+        #expect(round.scores[b.username] == reported[b.username]?[round.n])
+    }
+    // Both agents see the same end.
+    for agent in [a, b] {
+        let view = try LobbyClient.decoder.decode([LobbyGame].self, from: try await agent.send(.games)).first { $0.id == game }
+        #expect(view?.state == "finished")
+        #expect(view?.winner == final.winner)
+    }
+    // The winner unlocked the loser; a draw unlocks both.
+    let unlockedByA = try LobbyClient.decoder.decode([UnlockedPlayer].self, from: try await a.send(.unlocked)).map(\.username)
+    let unlockedByB = try LobbyClient.decoder.decode([UnlockedPlayer].self, from: try await b.send(.unlocked)).map(\.username)
+    switch final.winner {
+    case a.username?: #expect(unlockedByA == [b.username])
+    case b.username?: #expect(unlockedByB == [a.username])
+    default: #expect(unlockedByA == [b.username] && unlockedByB == [a.username])
+    }
+    // The queues are empty: everything arrived.
+    for agent in [a, b] {
+        #expect(await eventually { ((try? await agent.status())?.queued ?? 1) == 0 }, "\(agent.username)'s queue did not empty")
+    }
+    return final
 }

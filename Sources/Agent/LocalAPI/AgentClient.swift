@@ -13,12 +13,11 @@ public struct AgentClient: Sendable {
         defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        let sent = UnixSocket.writeAll(fd, request.line + "\n")
         var reader = LineReader(fd: fd)
-        // An agent that refuses us (another user) says why and hangs up, perhaps before our
-        // request is even written: read its answer either way.
+        guard UnixSocket.writeAll(fd, request.line + "\n") else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
+        }
         guard let line = reader.next() else {
-            if !sent { throw AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning") }
             throw AgentError("The agent on \(path) did not answer within \(Int(timeout)) s.", code: "agentNotRunning")
         }
         switch try AgentResponse(line: line) {
@@ -38,7 +37,8 @@ public struct AgentClient: Sendable {
         return try result.get()
     }
 
-    /// Streams the agent's events to `body` until it returns false or the agent goes away (or,
+    /// Streams the agent's last `recent` events, then every new one, to `body` until it returns
+    /// false or the agent goes away (or,
     /// with `idleTimeout`, stays silent that many seconds).
     public func events(recent: Int = 0, idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
         let fd = try UnixSocket.connect(path)
@@ -47,14 +47,24 @@ public struct AgentClient: Sendable {
             var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        guard UnixSocket.writeAll(fd, AgentRequest.events(recent: recent).line + "\n") else {
-            throw AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
-        }
         var reader = LineReader(fd: fd)
+        guard UnixSocket.writeAll(fd, AgentRequest.events(recent: recent).line + "\n") else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
+        }
         while let line = reader.next() {
             if line.hasPrefix("{\"ok\":false"), case .failure(let error) = try AgentResponse(line: line) { throw error }
             if !body(line) { return }
         }
+    }
+}
+
+extension AgentClient {
+    /// What an agent that hung up before reading the request said first: it refuses another
+    /// user's connection by writing the error and closing at once, so the client's write can
+    /// fail (EPIPE) with the refusal already waiting to be read.
+    static func refusal(_ reader: inout LineReader) -> AgentError? {
+        guard let line = reader.next(), case .failure(let error)? = try? AgentResponse(line: line) else { return nil }
+        return error
     }
 }
 
