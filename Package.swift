@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "nearplay", targets: ["nearplay"]),
         .executable(name: "nearplay-lobby", targets: ["NearplayLobby"]),
         .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
+        .executable(name: "nearplay-agent-bench", targets: ["nearplay-agent-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -80,6 +81,15 @@ let package = Package(
             name: "nearplay-air-bench",
             dependencies: ["Radio", "BeaconFrames"],
             path: "Benchmarks/AirBenchmark"
+        ),
+        .executableTarget(
+            name: "nearplay-agent-bench",
+            dependencies: [
+                "Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/AgentBenchmark"
         ),
         .target(
             name: "Lobby",

@@ -138,7 +138,8 @@ public final class Agent: Sendable {
         let pipeline = LiveProximity(scanner: radio.scanner, configuration: RangingConfiguration(rangeInterval: 1))
         do {
             try await pipeline.run { [nearby] update in
-                if !update.events.isEmpty { await nearby.handle(update.events) }
+                let events = nearby.relevant(update.events)
+                if !events.isEmpty { await nearby.handle(events) }
             }
         } catch is CancellationError {
         } catch {

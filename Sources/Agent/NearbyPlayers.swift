@@ -3,6 +3,7 @@ import Foundation
 import LobbyClient
 import Logging
 import Ranging
+import Synchronization
 
 /// A recognised player in range, as `nearplay nearby` shows them.
 public struct NearbyPlayer: Codable, Sendable, Equatable {
@@ -45,6 +46,9 @@ public actor NearbyPlayers {
     /// hears of the encounter at once (invitations need a recent one).
     private let onFirstRecognised: @Sendable ([EncounterSighting]) async -> Void
     private var reported: Set<String> = []
+    /// Identities in range that resolved to nobody, readable without a hop onto the actor, so
+    /// their range events (most of a busy room's) can be dropped before it: see ``relevant(_:)``.
+    private nonisolated let hidden = Mutex<Set<BeaconFrames.BeaconIdentity>>([])
 
     public init(resolver: IdentityResolver, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.nearby"),
                 onFirstRecognised: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
@@ -56,6 +60,15 @@ public actor NearbyPlayers {
 
     /// This device's own identity, never shown as a nearby player.
     public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentity = identity }
+
+    /// The events ``handle(_:)`` would act on: range events of identities that resolved to nobody
+    /// change nothing anyone sees, and cost an actor hop each (200 beacons at 10 Hz with a range
+    /// event a second are 200 hops a second).
+    public nonisolated func relevant(_ proximityEvents: [ProximityEvent]) -> [ProximityEvent] {
+        hidden.withLock { hidden in
+            hidden.isEmpty ? proximityEvents : proximityEvents.filter { $0.kind != .range || !hidden.contains($0.identity) }
+        }
+    }
 
     /// Takes the pipeline's events, in order.
     public func handle(_ proximityEvents: [ProximityEvent]) {
@@ -76,6 +89,7 @@ public actor NearbyPlayers {
                 announceMoveIfNoticeable(event.identity)
             case .exit:
                 guard let entry = entries.removeValue(forKey: event.identity) else { continue }
+                if entry.player == nil { _ = hidden.withLock { $0.remove(event.identity) } }
                 if entry.announced, let player = entry.player {
                     events.publish(AgentEvent(.playerGone, player: player.username, name: player.displayName, beacon: entry.identity.description))
                 }
@@ -132,7 +146,7 @@ public actor NearbyPlayers {
         guard case .player(let player) = answer else {
             // Nobody (stays hidden until it exits and comes back) or lobby away (asked again at the next enter).
             entries[identity] = entry
-            if answer == .unavailable { retryLater(identity) }
+            if answer == .unavailable { retryLater(identity) } else { _ = hidden.withLock { $0.insert(identity) } }
             return
         }
         entry.player = player

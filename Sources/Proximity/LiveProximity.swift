@@ -1,6 +1,7 @@
 import BeaconFrames
 import Radio
 import Ranging
+import Synchronization
 
 /// What the pipeline said after one input: the events it caused and the state of every track.
 public struct ProximityUpdate: Sendable {
@@ -18,6 +19,11 @@ public struct ProximityUpdate: Sendable {
 /// Everything happens in one loop, so the tracker needs no lock. The clock is injected: the
 /// ticks and the tick times come from it, the advertisements carry their own times (seconds
 /// since the scan began, per the ``AdvertisementScanner`` contract).
+///
+/// The scanner's advertisements reach the loop through a buffer, and the loop is woken only when
+/// the buffer goes from empty to not: a backend that hands over a burst (the simulated air's 10 ms
+/// batches, a D-Bus read of several signals) costs one wake-up per burst rather than one thread
+/// hand-off per advertisement.
 public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
     public let scanner: any AdvertisementScanner
     public let configuration: RangingConfiguration
@@ -32,7 +38,8 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private enum Input: Sendable {
-        case advertisement(Advertisement)
+        /// The buffer of advertisements has something in it.
+        case advertisements
         case tick
         /// The scanner failed; nothing follows.
         case failed(any Error)
@@ -42,6 +49,7 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
     /// Updates for advertisements that caused no event are not handed out.
     public func run(_ handle: (ProximityUpdate) async -> Void) async throws {
         let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(65_536))
+        let buffer = AdvertisementBuffer()
         let start = clock.now
         let clock = clock
         let tickInterval = tickInterval
@@ -52,7 +60,7 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
             group.addTask {
                 defer { feed.finish() }
                 do {
-                    try await scanner.scan { feed.yield(.advertisement($0)) }
+                    try await scanner.scan { if buffer.append($0) { feed.yield(.advertisements) } }
                 } catch {
                     feed.yield(.failed(error))
                 }
@@ -65,22 +73,35 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
             }
             var pipeline = ProximityPipeline(configuration: configuration)
             var events: [ProximityEvent] = []
+            var heard: [Advertisement] = []
             var failure: (any Error)?
-            for await input in inputs {
-                events.removeAll(keepingCapacity: true)
-                switch input {
-                case .failed(let error):
-                    failure = error
-                case .advertisement(let advertisement):
+            /// Everything buffered through the pipeline, in order.
+            func drain() async {
+                buffer.take(&heard)
+                for advertisement in heard {
+                    events.removeAll(keepingCapacity: true)
                     pipeline.feed(advertisement, into: &events)
                     if events.isEmpty { continue }
                     await handle(ProximityUpdate(events: events, tracker: pipeline.tracker, now: advertisement.time, isTick: false))
+                }
+            }
+            for await input in inputs {
+                switch input {
+                case .failed(let error):
+                    failure = error
+                case .advertisements:
+                    await drain()
                 case .tick:
+                    // What was heard before the tick goes first.
+                    await drain()
+                    events.removeAll(keepingCapacity: true)
                     let now = Self.seconds(start.duration(to: clock.now))
                     pipeline.advance(to: now, into: &events)
                     await handle(ProximityUpdate(events: events, tracker: pipeline.tracker, now: now, isTick: true))
                 }
             }
+            // The scanner ended: what it heard last still counts.
+            await drain()
             group.cancelAll()
             while (try? await group.next()) != nil {}
             if let failure { throw failure }
@@ -89,6 +110,28 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}
+
+/// Advertisements heard but not yet through the pipeline, in order.
+private final class AdvertisementBuffer: Sendable {
+    let advertisements = Mutex<[Advertisement]>([])
+    /// As many as the feed held before: a loop that falls this far behind loses the oldest.
+    static let limit = 65_536
+
+    /// Appends; true when the buffer was empty, so the loop must be woken.
+    func append(_ advertisement: Advertisement) -> Bool {
+        advertisements.withLock { buffered in
+            if buffered.count >= Self.limit { buffered.removeFirst() }
+            buffered.append(advertisement)
+            return buffered.count == 1
+        }
+    }
+
+    /// Everything buffered, leaving `spare`'s storage in its place.
+    func take(_ spare: inout [Advertisement]) {
+        spare.removeAll(keepingCapacity: true)
+        advertisements.withLock { swap(&$0, &spare) }
     }
 }
 
