@@ -84,6 +84,9 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(5)
         while running.hub.census.advertising > 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(running.hub.census.advertising == 1)
+        // Frames sent before the withdrawal may still be on their way: a scanner hands what it
+        // read over once per read beat (50 ms).
+        try await Task.sleep(for: .milliseconds(200))
         let before = bobHears.all.count
         await clock.run(for: .seconds(2), step: .milliseconds(100))
         try await Task.sleep(for: .milliseconds(100))

@@ -27,11 +27,28 @@ final class AirClientConnection: @unchecked Sendable {
     private final class Reader: @unchecked Sendable {
         var decoder = AirFrameDecoder()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+        /// What was read but not yet handed over, when hand-overs are paced (see `readBeat`).
+        var pending: [AirMessage] = []
+        var flushScheduled = false
+        var lastHandOver: UInt64 = 0
         deinit { buffer.deallocate() }
+
+        func handOver(to continuation: AsyncThrowingStream<[AirMessage], any Error>.Continuation) {
+            flushScheduled = false
+            lastHandOver = DispatchTime.now().uptimeNanoseconds
+            if !pending.isEmpty {
+                continuation.yield(pending)
+                pending = []
+            }
+        }
     }
 
     /// Connects and says hello. Throws ``SocketError`` when the hub is not there.
-    init(path: String, device: String) throws(SocketError) {
+    /// - Parameter readBeat: hand what was read to the consumer at most once per beat. A scanner
+    ///   in a busy room then wakes its tasks a few times a tenth of a second instead of at each of
+    ///   the hub's 10 ms batches (frames carry their own times, so ranging is unchanged; see the
+    ///   README's agent figures).
+    init(path: String, device: String, readBeat: Duration = .zero) throws(SocketError) {
         self.path = path
         let fd = try UnixSocket.connect(path: path)
         let descriptor = Descriptor(fd)
@@ -43,10 +60,11 @@ final class AirClientConnection: @unchecked Sendable {
         let (batches, continuation) = AsyncThrowingStream<[AirMessage], any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(4096))
         self.batches = batches
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "nearplay.air.client"))
+        let queue = DispatchQueue(label: "nearplay.air.client")
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         self.source = source
+        let beatNanoseconds = Int(readBeat.components.seconds) * 1_000_000_000 + Int(readBeat.components.attoseconds / 1_000_000_000)
         source.setEventHandler {
-            var batch: [AirMessage] = []
             var ended = false
             do {
                 while true {
@@ -58,17 +76,25 @@ final class AirClientConnection: @unchecked Sendable {
                     reader.decoder.append(UnsafeRawBufferPointer(rebasing: reader.buffer[..<count]))
                     if count < reader.buffer.count { break }
                 }
-                while let message = try reader.decoder.next() { batch.append(message) }
+                while let message = try reader.decoder.next() { reader.pending.append(message) }
             } catch {
-                if !batch.isEmpty { continuation.yield(batch) }
+                reader.handOver(to: continuation)
                 continuation.finish(throwing: error)
                 source.cancel()
                 return
             }
-            if !batch.isEmpty { continuation.yield(batch) }
             if ended {
+                reader.handOver(to: continuation)
                 continuation.finish()
                 source.cancel()
+            } else if beatNanoseconds == 0 || DispatchTime.now().uptimeNanoseconds >= reader.lastHandOver + UInt64(beatNanoseconds) {
+                reader.handOver(to: continuation)
+            } else if !reader.flushScheduled, !reader.pending.isEmpty {
+                // The consumer is woken at most once a beat; what comes in between waits here.
+                reader.flushScheduled = true
+                queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: reader.lastHandOver + UInt64(beatNanoseconds))) {
+                    reader.handOver(to: continuation)
+                }
             }
         }
         source.setCancelHandler {

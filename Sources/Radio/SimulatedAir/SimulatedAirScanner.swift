@@ -17,6 +17,9 @@ public struct SimulatedAirScanner: AdvertisementScanner {
     public var device: String
     public var logger: Logger
 
+    /// How long frames wait in the socket between reads: one wake-up per 50 ms in a busy room.
+    static let readBeat: Duration = .milliseconds(50)
+
     public init(socketPath: String, device: String, logger: Logger = Logger(label: "nearplay.radio.air")) {
         self.socketPath = socketPath
         self.device = device
@@ -29,7 +32,7 @@ public struct SimulatedAirScanner: AdvertisementScanner {
         }
         let began = ContinuousClock.now
         var last = 0.0
-        var link = AirClientLink(socketPath: socketPath, device: device, logger: logger)
+        var link = AirClientLink(socketPath: socketPath, device: device, logger: logger, readBeat: Self.readBeat)
         while let connection = try await link.connect() {
             // Scan time = origin.scan + (hub time − origin.hub), set by the hub's welcome.
             var origin: (hub: Double, scan: Double)?
@@ -77,13 +80,15 @@ struct AirClientLink {
     let socketPath: String
     let device: String
     let logger: Logger
+    var readBeat: Duration = .zero
     private var backoff = Backoff(first: .milliseconds(100), limit: .seconds(2))
     private var waitingSaid = false
 
-    init(socketPath: String, device: String, logger: Logger) {
+    init(socketPath: String, device: String, logger: Logger, readBeat: Duration = .zero) {
         self.socketPath = socketPath
         self.device = device
         self.logger = logger
+        self.readBeat = readBeat
     }
 
     /// A connection to the hub, waiting for one as long as it takes; nil once cancelled. Throws
@@ -91,7 +96,7 @@ struct AirClientLink {
     mutating func connect() async throws(RadioError) -> AirClientConnection? {
         while !Task.isCancelled {
             do {
-                return try AirClientConnection(path: socketPath, device: device)
+                return try AirClientConnection(path: socketPath, device: device, readBeat: readBeat)
             } catch {
                 if error.code == EACCES || error.code == EPERM {
                     throw RadioError(.permissionDenied, "\(error); the hub runs as another user: run it as this one, or use its socket's owner.")
