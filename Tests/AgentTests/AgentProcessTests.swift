@@ -8,15 +8,15 @@ import Testing
 @Suite(.serialized) struct AgentProcessTests {
     @Test(.timeLimit(.minutes(3))) func recognisesAPlayerFromTheRadioAndAnswersTheCLI() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path)
-        defer { lobby.stop() }
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         let tracePath = folder.path + "/bob.jsonl"
         try writeTrace(of: bob.beacon, rssi: -65, from: 3, seconds: 30, path: tracePath)
         let (config, socket) = try prepareAgent(alice, in: folder.path, radio: ["backend": "replay", "file": tracePath])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log")
-        defer { agent.stop(signal: SIGKILL) }
+        defer { agent.kill() }
         #expect(await eventually { FileManager.default.fileExists(atPath: socket) }, "the agent never opened its socket: \(agent.output)")
 
         // Bob's frames start 3 s into the replay: the event stream is open by then.
@@ -48,7 +48,7 @@ import Testing
         #expect(cli.output.contains("bob") && cli.output.contains("Bob Tester"))
 
         // SIGTERM: a clean stop, status 0, the socket removed.
-        #expect(agent.stop(signal: SIGTERM) == 0, "\(agent.output)")
+        #expect(try await blocking { agent.stop(signal: SIGTERM) } == 0, "\(agent.output)")
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 }

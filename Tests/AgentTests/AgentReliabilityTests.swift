@@ -39,11 +39,11 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.path
         let lobby = try await blocking { try LobbyProcess(folder: path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
-        defer { lobby.stop() }
+        defer { lobby.kill() }
         let agents = try await Self.twoAgents(in: folder.path, lobby: lobby)
         var alice = agents.0
         let bob = agents.1
-        defer { alice.process.stop(signal: SIGKILL); bob.process.stop(signal: SIGKILL) }
+        defer { alice.process.kill(); bob.process.kill() }
         let carol = try await register("carol", at: lobby.url)
 
         // A game opens while everything is up; both agents hear that it started (and its plan).
@@ -112,7 +112,7 @@ import Testing
         let room = try await SimulatedAirAgentTests.Room()
         defer { room.stopAll() }
         let hub = try await room.startAir(SimulatedAirAgentTests.approach)
-        defer { hub.stop() }
+        defer { hub.kill() }
         let (alice, bob) = (room.alice, room.bob)
         for agent in [alice, bob] {
             #expect(await agent.waitUntilAnswering(), "\(agent.username)'s agent did not start: \(agent.process.output)")
@@ -162,7 +162,7 @@ import Testing
         // is left waits in its state for the next start.
         try await blocking { room.lobby.stop() }
         let alice2 = try alice.restarted(log: room.folder.path + "/alice-2.log")
-        defer { alice2.process.stop(signal: SIGKILL) }
+        defer { alice2.process.kill() }
         #expect(await alice2.waitUntilAnswering(), "\(alice2.process.output)")
         let aliceRecorder = try EventRecorder(socket: alice2.socket)
         #expect(await aliceRecorder.waitUntilSubscribed())
@@ -184,11 +184,11 @@ import Testing
         chmod(folder.path, 0o755)
         let path = folder.path
         let lobby = try await blocking { try LobbyProcess(folder: path) }
-        defer { lobby.stop() }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         try writeTrace(of: alice.beacon, rssi: -70, from: 0, seconds: 5, path: folder.path + "/quiet.jsonl")
         let agent = try RunningAgent.start(alice, in: folder.path, radio: ["backend": "replay", "file": folder.path + "/quiet.jsonl"])
-        defer { agent.process.stop(signal: SIGKILL) }
+        defer { agent.process.kill() }
         #expect(await agent.waitUntilAnswering(), "the agent did not start: \(agent.process.output)")
         let run = (agent.socket as NSString).deletingLastPathComponent
         chmod(folder.path + "/alice", 0o755)

@@ -11,8 +11,8 @@ import Testing
 @Suite(.serialized) struct BlueZAgentTests {
     @Test(.timeLimit(.minutes(3))) func recognisesADeviceAndAdvertisesItsIdentity() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path)
-        defer { lobby.stop() }
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
 
@@ -26,7 +26,7 @@ import Testing
         let (config, socket) = try prepareAgent(alice, in: folder.path, radio: ["backend": "bluez", "adapter": "hci0"])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log",
                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-        defer { agent.stop(signal: SIGKILL) }
+        defer { agent.kill() }
         #expect(await eventually { FileManager.default.fileExists(atPath: socket) }, "the agent never opened its socket: \(agent.output)")
 
         // Bob's device keeps advertising, as bluetoothd reports it: RSSI and manufacturer data.
@@ -59,7 +59,7 @@ import Testing
         #expect(advertised, "alice's identity was not advertised: \(agent.output)")
 
         // SIGTERM withdraws the advertisement and exits 0.
-        #expect(agent.stop(signal: SIGTERM) == 0, "\(agent.output)")
+        #expect(try await blocking { agent.stop(signal: SIGTERM) } == 0, "\(agent.output)")
         #expect(await eventually(timeout: 10) { (try? await mock.registeredAdvertisement()) == nil })
     }
 }

@@ -8,8 +8,8 @@ import Testing
 @Suite(.serialized) struct IdentityResolverTests {
     @Test(.timeLimit(.minutes(2))) func resolvesCachesForgetsAndHidesBlockedPlayers() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path)
-        defer { lobby.stop() }
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         let carol = try await register("carol", at: lobby.url)
@@ -28,7 +28,7 @@ import Testing
         #expect(await resolver.resolve(.eddystone(BeaconUUID(high: 1, low: 2))) == .nobody)
 
         // With the lobby gone, what is cached still answers (from the store, for a new resolver too).
-        lobby.stop()
+        try await blocking { lobby.stop() }
         let fresh = IdentityResolver(store: store, lobby: client, ttl: 600, negativeTTL: 60, now: { clock.now })
         #expect(await fresh.resolve(bobIdentity) == .player(ResolvedPlayer(username: "bob", firstName: "Bob", lastName: "Tester")))
         #expect(await fresh.resolve(nobody) == .nobody)
@@ -37,7 +37,7 @@ import Testing
         #expect(await fresh.resolve(carolIdentity) == .unavailable)
 
         // Past the negative TTL the lobby is asked again; past the positive one too.
-        try lobby.start()
+        try await blocking { try lobby.start() }
         clock.now += 61
         #expect(await fresh.resolve(carolIdentity) == .player(ResolvedPlayer(username: "carol", firstName: "Carol", lastName: "Tester")))
         // Bob blocks alice: once the cache expires, bob is nobody to alice.
@@ -47,14 +47,14 @@ import Testing
         #expect(await fresh.resolve(bobIdentity) == .nobody)
         // Forgetting drops a player at once.
         await fresh.forget(username: "carol")
-        lobby.stop()
+        try await blocking { lobby.stop() }
         #expect(await fresh.resolve(carolIdentity) == .unavailable)
     }
 
     @Test(.timeLimit(.minutes(2))) func concurrentQuestionsShareOneRequestAndWarmHitsAreFast() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path)
-        defer { lobby.stop() }
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         let store = try AgentStore(directory: folder.path + "/state")

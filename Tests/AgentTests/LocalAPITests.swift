@@ -110,7 +110,8 @@ import Testing
         defer { publisher.cancel() }
         let received = try await blocking {
             var received: [AgentEvent] = []
-            try AgentClient(path: path).events(recent: 1, idleTimeout: 10) { line in
+            // Generous: under the whole suite other tests can hold the task pool for seconds.
+            try AgentClient(path: path).events(recent: 1, idleTimeout: 60) { line in
                 if let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) { received.append(event) }
                 return received.count < 4
             }

@@ -53,10 +53,11 @@ import Testing
             return hub
         }
 
+        /// Kills everything without waiting (it runs in a `defer`).
         func stopAll() {
-            alice.process.stop(signal: SIGKILL)
-            bob.process.stop(signal: SIGKILL)
-            lobby.stop()
+            alice.process.kill()
+            bob.process.kill()
+            lobby.kill()
         }
     }
 
@@ -83,7 +84,7 @@ import Testing
             return seen
         }
         let hub = try await room.startAir(Self.approach)
-        defer { hub.stop() }
+        defer { hub.kill() }
 
         let seen = try await aliceEvents
         let first = try #require(seen.first, "alice never reported bob: \(alice.process.output)\n\(hub.output)")

@@ -2,6 +2,7 @@ import Agent
 import BeaconFrames
 import BusTestSupport
 import Foundation
+import Glibc
 import LobbyClient
 import Testing
 
@@ -70,14 +71,20 @@ final class ChildProcess: @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
+        Glibc.kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    /// SIGKILL without waiting, for `defer` blocks: waiting there would hold one of the task
+    /// pool's two threads while the whole suite runs.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
 }
 
 /// The built lobby server on 127.0.0.1, on a port of its own that survives a restart.
@@ -114,6 +121,12 @@ final class LobbyProcess: @unchecked Sendable {
 
     func stop(signal: Int32 = SIGTERM) {
         child?.stop(signal: signal)
+        child = nil
+    }
+
+    /// SIGKILL without waiting (for `defer`).
+    func kill() {
+        child?.kill()
         child = nil
     }
 }

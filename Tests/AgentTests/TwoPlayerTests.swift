@@ -13,8 +13,8 @@ import Testing
 @Suite(.serialized) struct TwoPlayerTests {
     @Test(.timeLimit(.minutes(4))) func meetInvitePlayThreeVerifiedRoundsAndUnlock() async throws {
         let folder = try TemporaryFolder()
-        let lobby = try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"])
-        defer { lobby.stop() }
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
+        defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
         // Each hears the other: a replayed radio per agent.
@@ -26,7 +26,7 @@ import Testing
                                                   extra: ["recordings": roundSamples + "/" + player.username]))
         }
         let (a, b) = (players[0], players[1])
-        defer { for p in players { p.process.stop(signal: SIGKILL) } }
+        defer { for p in players { p.process.kill() } }
         for p in players {
             #expect(await eventually { FileManager.default.fileExists(atPath: p.socket) }, "\(p.username)'s agent did not start: \(p.process.output)")
         }

@@ -54,9 +54,9 @@ struct LiveRoundTests {
         let result = await round.result
         let stopped = monotonicSeconds() - cancelled
         #expect(throws: CancellationError.self) { try result.get() }
-        // Within ~0.2 s when the machine is idle; the bound leaves room for a busy one and is
-        // still far short of the 9.6 s the round had left.
-        #expect(stopped < 3, "the round stopped \(stopped) s after it was cancelled")
+        // Within ~0.2 s when the machine is idle; the bound leaves room for a busy one (3.8 s seen
+        // while the whole suite runs on two cores) and is still short of the 9.6 s the round had left.
+        #expect(stopped < 6, "the round stopped \(stopped) s after it was cancelled")
         #expect(!progress.all.isEmpty)
     }
 
