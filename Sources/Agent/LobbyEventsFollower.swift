@@ -1,6 +1,7 @@
 import Foundation
 import LobbyClient
 import Logging
+import Radio
 
 /// Follows the lobby's event feed for this player and turns it into agent events: invitations,
 /// answers, games starting and ending, round results, unlocks.
@@ -31,14 +32,14 @@ public actor LobbyEventsFollower {
 
     /// Follows the feed until cancelled, reconnecting with backoff (0.25 s doubling to 8 s).
     public func run() async {
-        var backoff = 0.25
+        var backoff = Backoff()
         var connected = false
         while !Task.isCancelled {
             do {
                 for try await event in lobby.liveEvents(after: cursor) {
                     if !connected {
                         connected = true
-                        backoff = 0.25
+                        backoff.reset()
                         self.events.publish(AgentEvent(.lobbyConnected))
                     }
                     handle(event)
@@ -52,8 +53,7 @@ public actor LobbyEventsFollower {
                     logger.notice("lost the lobby's event stream: \(error); resuming after \(cursor)")
                     events.publish(AgentEvent(.lobbyDisconnected, message: "\(error)"))
                 }
-                try? await Task.sleep(for: .seconds(backoff))
-                backoff = min(8, backoff * 2)
+                try? await backoff.wait()
             }
         }
     }

@@ -3,6 +3,7 @@ import GRDB
 import LobbyClient
 import Logging
 import Minigames
+import Radio
 
 /// An operation for the lobby that must arrive exactly once, even across lobby outages and
 /// agent crashes.
@@ -112,18 +113,17 @@ public actor Outbox {
 
     /// Sends until cancelled.
     public func run() async {
-        var backoff = 0.25
+        var backoff = Backoff()
         var wake = wakeStream.makeAsyncIterator()
         while !Task.isCancelled {
             switch await sendNext() {
             case .idle:
-                backoff = 0.25
+                backoff.reset()
                 _ = await wake.next()
             case .progressed:
-                backoff = 0.25
+                backoff.reset()
             case .unreachable:
-                try? await Task.sleep(for: .seconds(backoff))
-                backoff = min(8, backoff * 2)
+                try? await backoff.wait()
             }
         }
     }

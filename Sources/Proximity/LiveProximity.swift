@@ -95,7 +95,7 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
                     // What was heard before the tick goes first.
                     await drain()
                     events.removeAll(keepingCapacity: true)
-                    let now = Self.seconds(start.duration(to: clock.now))
+                    let now = start.duration(to: clock.now).inSeconds
                     pipeline.advance(to: now, into: &events)
                     await handle(ProximityUpdate(events: events, tracker: pipeline.tracker, now: now, isTick: true))
                 }
@@ -108,9 +108,6 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
 }
 
 /// Advertisements heard but not yet through the pipeline, in order.

@@ -25,7 +25,7 @@ struct AgentCommand: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        bootstrapAgentLogging(verbose: verbose)
+        bootstrapCommandLogging(level: verbose ? .debug : .notice)
         let paths = AgentPaths()
         do {
             let configuration = try AgentConfiguration.load(path: config, paths: paths)
@@ -47,12 +47,3 @@ struct AgentCommand: AsyncParsableCommand {
     }
 }
 
-/// Log lines to standard error: notices and up, or everything from info with --verbose.
-func bootstrapAgentLogging(verbose: Bool) {
-    let level: Logger.Level = verbose ? .debug : .notice
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
-    }
-}

@@ -35,12 +35,7 @@ struct AirCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level: Logger.Level = verbose ? .info : .notice
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapCommandLogging(level: verbose ? .info : .notice)
         let scenario: AirScenario
         do {
             scenario = try AirScenario.load(contentsOf: self.scenario)

@@ -19,14 +19,18 @@ struct RadioOptions: ParsableArguments {
         }
     }
 
-    /// Sends log lines to standard error: notices and up, or everything from info with --verbose.
+    /// Sends log lines to standard error: notices and up, or everything with --verbose.
     func bootstrapLogging() {
-        let level: Logger.Level = verbose ? .debug : .notice
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapCommandLogging(level: verbose ? .debug : .notice)
+    }
+}
+
+/// Every command's log lines go to standard error, from `level` up.
+func bootstrapCommandLogging(level: Logger.Level) {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
     }
 }
 

@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import Foundation
+import Radio
 import LobbyClient
 
 /// `nearplay demo`: the whole product on one machine, no hardware.
@@ -77,9 +78,8 @@ struct DemoCommand: AsyncParsableCommand {
         narrator.say("Lobby at \(lobby); agents for Alice, Bob and Carol on the simulated air.")
 
         try await DemoStory(world: world, sockets: sockets, state: state, narrator: narrator, speed: speed).run()
-        let elapsed = started.duration(to: .now)
         narrator.say(String(format: "Done in %.1f s. Everything the demo started is stopped and removed.",
-                            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+                            started.duration(to: .now).inSeconds))
     }
 
     /// Reads `username`'s agent events on a thread of its own for as long as the agent runs.

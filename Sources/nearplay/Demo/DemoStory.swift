@@ -1,6 +1,7 @@
 import Agent
 import Foundation
 import LobbyClient
+import Radio
 
 /// What the demo's agents have said so far, from their event streams.
 final class DemoState: @unchecked Sendable {
@@ -44,9 +45,7 @@ struct Narrator: Sendable {
 
     func say(_ text: String) {
         guard !json else { return }
-        let elapsed = start.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        StandardOutput.line(String(format: "%5.1f s  ", seconds) + text)
+        StandardOutput.line(String(format: "%5.1f s  ", start.duration(to: .now).inSeconds) + text)
         StandardOutput.flush()
     }
 
