@@ -1,4 +1,5 @@
 import Foundation
+import Radio
 
 /// The CLI's side of the local API: connects to the agent's socket, sends one request, reads
 /// the answer (or, for `events`, every line until the agent goes away).
@@ -9,12 +10,12 @@ public struct AgentClient: Sendable {
 
     /// Sends `request` and returns the result's JSON; an error response is thrown.
     public func send(_ request: AgentRequest, timeout: Double = 60) throws(AgentError) -> Data {
-        let fd = try UnixSocket.connect(path)
+        let fd = try connect()
         defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var reader = LineReader(fd: fd)
-        guard UnixSocket.writeAll(fd, request.line + "\n") else {
+        var reader = LineReader(fd: fd, path: path)
+        guard write(request, to: fd) else {
             throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
         }
         guard let line = reader.next() else {
@@ -41,14 +42,14 @@ public struct AgentClient: Sendable {
     /// false or the agent goes away (or,
     /// with `idleTimeout`, stays silent that many seconds).
     public func events(recent: Int = 0, idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
-        let fd = try UnixSocket.connect(path)
+        let fd = try connect()
         defer { close(fd) }
         if let idleTimeout {
             var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        var reader = LineReader(fd: fd)
-        guard UnixSocket.writeAll(fd, AgentRequest.events(recent: recent).line + "\n") else {
+        var reader = LineReader(fd: fd, path: path)
+        guard write(.events(recent: recent), to: fd) else {
             throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
         }
         while let line = reader.next() {
@@ -59,6 +60,27 @@ public struct AgentClient: Sendable {
 }
 
 extension AgentClient {
+    /// A blocking connection to the agent, or why there is none, said for the person at the terminal.
+    func connect() throws(AgentError) -> Int32 {
+        do {
+            return try UnixSocket.connect(path: path, blocking: true)
+        } catch {
+            switch error.code {
+            case ENOENT, ECONNREFUSED:
+                throw AgentError("No agent is running (nothing listens on \(path)): start one with `nearplay agent`.", code: "agentNotRunning")
+            case EACCES, EPERM:
+                throw AgentError("Permission denied on \(path): the agent there belongs to another user.", code: "permissionDenied")
+            default:
+                throw AgentError("Cannot reach the agent: \(error).", code: "agentNotRunning")
+            }
+        }
+    }
+
+    /// Sends one request line; false when the agent hung up.
+    func write(_ request: AgentRequest, to fd: Int32) -> Bool {
+        (try? UnixSocket.writeAll(fd, Array((request.line + "\n").utf8), path: path)) != nil
+    }
+
     /// What an agent that hung up before reading the request said first: it refuses another
     /// user's connection by writing the error and closing at once, so the client's write can
     /// fail (EPIPE) with the refusal already waiting to be read.
@@ -68,12 +90,16 @@ extension AgentClient {
     }
 }
 
-/// Lines from a blocking socket.
+/// Lines from a blocking socket; nil at its end, on an error, or when its receive timeout passes.
 struct LineReader {
     let fd: Int32
+    let path: String
     private var buffer: [UInt8] = []
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
 
     mutating func next() -> String? {
         while true {
@@ -83,9 +109,9 @@ struct LineReader {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 8192)
-            let n = chunk.withUnsafeMutableBytes { bytes in UnixSocket.retrying { recv(fd, bytes.baseAddress, bytes.count, 0) } }
-            guard n > 0 else { return nil }
-            buffer.append(contentsOf: chunk[0..<n])
+            let read = chunk.withUnsafeMutableBytes { bytes in try? UnixSocket.read(fd, into: bytes, path: path) }
+            guard let count = read ?? nil, count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Radio
 
 /// The agent's local API: a Unix stream socket in a folder only the owner can enter, the socket
 /// itself 0600, and every connection's peer checked with `SO_PEERCRED`, so other users are
@@ -41,26 +42,14 @@ public final class LocalAPIServer: @unchecked Sendable {
     public func start() throws(AgentError) {
         let folder = (path as NSString).deletingLastPathComponent
         try makePrivateDirectory(folder)
-        if FileManager.default.fileExists(atPath: path) {
-            if let fd = try? UnixSocket.connect(path) {
-                close(fd)
-                throw AgentError("Another agent is already running on \(path); stop it first (or give this one another socket).", code: "alreadyRunning")
-            }
-            unlink(path)
-        }
-        var address = try UnixSocket.address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw AgentError("Cannot make a socket: \(String(cString: strerror(errno))).") }
-        // Owner-only from the start: no window in which the socket exists with looser permissions.
-        let oldMask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(oldMask)
-        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw AgentError("Cannot listen on \(path): \(reason).")
+        let fd: Int32
+        do {
+            // Owner-only from the moment the file exists; a stale socket of a killed agent is replaced.
+            fd = try UnixSocket.listen(path: path, mode: 0o600)
+        } catch where error.code == EADDRINUSE {
+            throw AgentError("Another agent is already running on \(path); stop it first (or give this one another socket).", code: "alreadyRunning")
+        } catch {
+            throw AgentError("Cannot open the local API: \(error).")
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptPending(fd) }
@@ -91,23 +80,23 @@ public final class LocalAPIServer: @unchecked Sendable {
 
     private func acceptPending(_ listener: Int32) {
         while true {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
+            let accepted: Int32?
+            do {
+                accepted = try UnixSocket.accept(listener, path: path)
+            } catch {
+                logger.warning("local API: \(error)")
                 return
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard let fd = accepted else { return }
             guard let peer = PeerCredentials(socket: fd), peer.uid == allowedUser else {
                 let uid = PeerCredentials(socket: fd).map { String($0.uid) } ?? "unknown"
                 logger.notice("refused a local API connection from uid \(uid)")
-                _ = UnixSocket.writeAll(fd, AgentResponse.failure(AgentError(
-                    "This agent belongs to uid \(allowedUser); uid \(uid) may not use it.", code: "permissionDenied")).line + "\n")
+                let refusal = AgentResponse.failure(AgentError(
+                    "This agent belongs to uid \(allowedUser); uid \(uid) may not use it.", code: "permissionDenied")).line + "\n"
+                try? UnixSocket.writeAll(fd, Array(refusal.utf8), path: path)
                 close(fd)
                 continue
             }
-            // Replies are written from tasks with a bound on how long a slow reader may stall them.
-            var timeout = timeval(tv_sec: 2, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let connection = Connection(fd: fd, server: self)
             lock.withLock { state.connections[fd] = connection }
             connection.start(on: queue)
@@ -167,12 +156,12 @@ private final class Connection: @unchecked Sendable {
 
     private func readAvailable() {
         var chunk = [UInt8](repeating: 0, count: 8192)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+        let read = chunk.withUnsafeMutableBytes { bytes in Result { () throws(SocketError) -> Int? in try UnixSocket.read(fd, into: bytes, path: server.path) } }
+        guard case .success(let count) = read, count != 0 else {
             close()
             return
         }
-        guard n > 0 else { return }
+        guard let n = count else { return }
         var lines: [Substring] = []
         let overflow = lock.withLock { () -> Bool in
             buffer.append(contentsOf: chunk[0..<n])
@@ -205,7 +194,8 @@ private final class Connection: @unchecked Sendable {
     @discardableResult
     func write(_ line: String) -> Bool {
         if lock.withLock({ closed }) { return false }
-        let written = writeLock.withLock { UnixSocket.writeAll(fd, line + "\n") }
+        // A reader too slow to take a reply within 2 s is dropped rather than stalling the agent.
+        let written = writeLock.withLock { (try? UnixSocket.writeAll(fd, Array((line + "\n").utf8), path: server.path)) != nil }
         if !written { close() }
         return written
     }

@@ -1,6 +1,7 @@
 import Glibc
 
-/// A system call on the simulated air's socket that failed, with its errno.
+/// A system call on a Unix socket (the simulated air's, the agent's local API) that failed, with
+/// its errno.
 public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `connect`, `bind`, `read` and so on.
     public var operation: String
@@ -17,38 +18,43 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let base = "cannot \(operation) the simulated air socket \(path): \(String(cString: strerror(code)))"
+        let base = "cannot \(operation) the socket \(path): \(String(cString: strerror(code)))"
         return advice.map { base + "; " + $0 } ?? base
     }
 
-    /// The hub is not there (yet, or any more), or its folder is not: worth trying again later.
+    /// Nobody listens there (yet, or any more), or the folder is missing: worth trying again later.
     public var isHubAbsent: Bool {
         [ENOENT, ENOTDIR, ECONNREFUSED, EAGAIN, ECONNRESET, EPIPE, ETIMEDOUT].contains(code)
     }
 }
 
-/// The Unix stream socket calls the simulated air makes: each retries `EINTR`, throws a
-/// ``SocketError`` with errno and the path, and leaves descriptors non-blocking and close-on-exec.
-enum UnixSocket {
-    /// Binds and listens at `path`, replacing a stale socket file that nobody listens on.
-    static func listen(path: String) throws(SocketError) -> Int32 {
+/// The Unix stream socket calls Nearplay makes (the simulated air, the agent's local API): each
+/// retries `EINTR`, throws a ``SocketError`` with errno and the path, and leaves descriptors
+/// close-on-exec and, unless asked otherwise, non-blocking.
+public enum UnixSocket {
+    /// Binds and listens at `path`, replacing a stale socket file that nobody listens on. With
+    /// `mode`, the socket file has those permissions from the moment it exists.
+    public static func listen(path: String, mode: mode_t? = nil) throws(SocketError) -> Int32 {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else {
-                throw SocketError("bind", path: path, code: EEXIST, advice: "it exists and is not a socket; remove it or choose another --socket")
+                throw SocketError("bind", path: path, code: EEXIST, advice: "it exists and is not a socket; remove it or choose another path")
             }
             if let fd = try? connect(path: path) {
                 Glibc.close(fd)
-                throw SocketError("bind", path: path, code: EADDRINUSE, advice: "another hub is listening there; stop it or choose another --socket")
+                throw SocketError("bind", path: path, code: EADDRINUSE, advice: "another process is listening there; stop it or choose another path")
             }
             unlink(path)
         }
         let fd = try makeSocket(path: path)
         var address = try socketAddress(path)
+        // No moment in which the file exists with looser permissions than asked for.
+        let oldMask = mode.map { umask(~$0 & 0o777) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0 else {
+        if let oldMask { umask(oldMask) }
+        guard bound == 0, mode.map({ chmod(path, $0) == 0 }) ?? true else {
             let code = errno
             Glibc.close(fd)
             throw SocketError("bind", path: path, code: code)
@@ -61,9 +67,9 @@ enum UnixSocket {
         return fd
     }
 
-    /// Connects to the hub at `path`.
-    static func connect(path: String) throws(SocketError) -> Int32 {
-        let fd = try makeSocket(path: path)
+    /// Connects to whoever listens at `path`; `blocking` for callers that wait in `recv`.
+    public static func connect(path: String, blocking: Bool = false) throws(SocketError) -> Int32 {
+        let fd = try makeSocket(path: path, blocking: blocking)
         var address = try socketAddress(path)
         while true {
             let result = withUnsafePointer(to: &address) {
@@ -78,7 +84,7 @@ enum UnixSocket {
     }
 
     /// An accepted connection, or nil when none is waiting.
-    static func accept(_ listener: Int32, path: String) throws(SocketError) -> Int32? {
+    public static func accept(_ listener: Int32, path: String) throws(SocketError) -> Int32? {
         while true {
             // accept4 is not in Glibc's Swift module without _GNU_SOURCE; set the flags after.
             let fd = Glibc.accept(listener, nil, nil)
@@ -96,7 +102,7 @@ enum UnixSocket {
     }
 
     /// Bytes read into `buffer`: nil when none are waiting, 0 at the end of the stream.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SocketError) -> Int? {
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SocketError) -> Int? {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -110,7 +116,7 @@ enum UnixSocket {
 
     /// Writes what it can of `bytes[offset...]` without blocking; returns how many bytes went.
     /// Never raises SIGPIPE: a closed peer is an `EPIPE` error.
-    static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int, path: String) throws(SocketError) -> Int {
+    public static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int, path: String) throws(SocketError) -> Int {
         var written = 0
         while offset + written < bytes.count {
             let n = bytes.withUnsafeBytes {
@@ -129,9 +135,9 @@ enum UnixSocket {
         return written
     }
 
-    /// Writes all of `bytes`, waiting up to `timeout` milliseconds in all for room. For the
-    /// clients' few small messages.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, timeout: Int32 = 2000) throws(SocketError) {
+    /// Writes all of `bytes`, waiting up to `timeout` milliseconds in all for room: for small
+    /// messages, and for a peer too slow to read them a bounded wait.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, timeout: Int32 = 2000) throws(SocketError) {
         var offset = 0
         var waited: Int32 = 0
         while offset < bytes.count {
@@ -145,8 +151,9 @@ enum UnixSocket {
         }
     }
 
-    private static func makeSocket(path: String) throws(SocketError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+    private static func makeSocket(path: String, blocking: Bool = false) throws(SocketError) -> Int32 {
+        let flags = SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | (blocking ? 0 : SOCK_NONBLOCK.rawValue)
+        let fd = socket(AF_UNIX, Int32(flags), 0)
         guard fd >= 0 else { throw SocketError("create", path: path, code: errno) }
         return fd
     }
