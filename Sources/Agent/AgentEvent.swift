@@ -3,8 +3,9 @@ import Synchronization
 import Traces
 
 /// Something the agent saw or did, as `nearplay events --json` prints it: one JSON object per
-/// line, `{"t":"<ISO 8601>","event":"player_nearby",…}`, keys in a fixed order.
-public struct AgentEvent: Codable, Sendable, Equatable {
+/// line, `{"t":"<ISO 8601>","event":"player_nearby",…}`, keys in a fixed order. Written only by
+/// ``jsonLine``; `Decodable` reads it back (the CLI, the demo).
+public struct AgentEvent: Decodable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         /// A player came into range and was recognised.
         case playerNearby = "player_nearby"
@@ -79,26 +80,6 @@ public struct AgentEvent: Codable, Sendable, Equatable {
         case score, scores, winner, response, persistent, operation, message
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.timeFormat.format(time), forKey: .time)
-        try c.encode(kind, forKey: .kind)
-        try c.encodeIfPresent(player, forKey: .player)
-        try c.encodeIfPresent(name, forKey: .name)
-        try c.encodeIfPresent(beacon, forKey: .beacon)
-        try c.encodeIfPresent(distance.map { ($0 * 100).rounded() / 100 }, forKey: .distance)
-        try c.encodeIfPresent(zone, forKey: .zone)
-        try c.encodeIfPresent(game, forKey: .game)
-        try c.encodeIfPresent(round, forKey: .round)
-        try c.encodeIfPresent(minigame, forKey: .minigame)
-        try c.encodeIfPresent(score, forKey: .score)
-        try c.encodeIfPresent(scores, forKey: .scores)
-        try c.encodeIfPresent(winner, forKey: .winner)
-        try c.encodeIfPresent(response, forKey: .response)
-        try c.encodeIfPresent(persistent, forKey: .persistent)
-        try c.encodeIfPresent(operation, forKey: .operation)
-        try c.encodeIfPresent(message, forKey: .message)
-    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
