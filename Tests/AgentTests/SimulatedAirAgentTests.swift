@@ -75,7 +75,8 @@ import Testing
         async let aliceEvents: [AgentEvent] = blocking {
             var seen: [AgentEvent] = []
             let deadline = Date().addingTimeInterval(60)
-            try? client.events(idleTimeout: 60) { line in
+            // From the agent's start: the stream may open after its first report of Bob.
+            try? client.events(recent: AgentEventBus.historyLimit, idleTimeout: 60) { line in
                 guard let event = try? JSONDecoder().decode(AgentEvent.self, from: Data(line.utf8)) else { return true }
                 if event.player == "bob", [.playerNearby, .playerMoved, .playerGone].contains(event.kind) { seen.append(event) }
                 let close = event.kind == .playerMoved && event.player == "bob" && (event.distance ?? .infinity) < 3
