@@ -9,9 +9,10 @@ import Testing
 @Suite(.serialized) struct SimulatedAirAgentTests {
     /// Bob stands still; Alice waits 12 m away, walks up to 1.5 m from him between 12 s and 20 s,
     /// and stays there. (The wait leaves the agents, started before the hub, time to join the air
-    /// and recognise each other at 12 m even on a loaded machine.)
+    /// and recognise each other at 12 m even on a loaded machine.) The path-loss exponent is the
+    /// one ranging assumes (2.8), so a distance of 12 m reads as about 12 m, not 6.
     static let approach = """
-        {"exponent": 2.0, "sigma": 1.0, "loss": 0.0, "seed": 7,
+        {"exponent": 2.8, "sigma": 1.0, "loss": 0.0, "seed": 7,
          "devices": {
            "alice": {"waypoints": [[0, 12, 0], [12, 12, 0], [20, 1.5, 0], [3600, 1.5, 0]]},
            "bob": {"waypoints": [[0, 0, 0]]}
