@@ -29,7 +29,7 @@ extension LobbyStore {
         case .repeated(let receipt): return receipt
         case .open(let planned, let stored): (round, calibration) = (planned, stored)
         }
-        let verified = try verify(score, recording, round: round, calibration: calibration, game: id)
+        let verified = try verify(score, recording, round: round, calibration: calibration, of: "game \(id)")
         let json = String(decoding: try Self.recordingEncoder.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
@@ -83,13 +83,13 @@ extension LobbyStore {
     }
 
     /// The recording with the lobby's calibration and plan, and the score it gives; a `refused`
-    /// error when the claim does not stand.
-    private func verify(
-        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, game id: Int64
+    /// error when the claim does not stand. `what` names the game or tournament in messages.
+    func verify(
+        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, of what: String
     ) throws -> (recording: RoundRecording, score: Int) {
         guard recording.game == round.minigame else {
             throw LobbyError(.refused, "scoreRefused",
-                "The recording is of \(recording.game.debugDescription), but round \(round.n) of game \(id) is \(round.minigame).")
+                "The recording is of \(recording.game.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
         }
         var verified = recording
         verified.calibration = calibration ?? SensorCalibration()
@@ -100,7 +100,7 @@ extension LobbyStore {
             return (verified, score.score)
         } catch {
             let reason = String(describing: error)
-            logger.info("Score refused in round \(round.n) of game \(id): \(reason)")
+            logger.info("Score refused in round \(round.n) of \(what): \(reason)")
             throw LobbyError(.refused, "scoreRefused", reason)
         }
     }
