@@ -52,16 +52,29 @@ struct StatusCommand: ParsableCommand {
 }
 
 struct NearbyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "nearby", abstract: "Who is near: name, distance, zone, unlocked or not.")
+    static let configuration = CommandConfiguration(
+        commandName: "nearby", abstract: "Who is near (name, distance, zone, unlocked or not), and the multiplayer locations in range.")
     @OptionGroup var agent: AgentConnection
 
+    @Flag(help: "With --json, print the locations in range instead of the players.")
+    var locations = false
+
     func run() throws {
+        if agent.json && locations { return try agent.send(.locations, as: [NearbyLocation].self) { _ in } }
         try agent.send(.nearby, as: [NearbyPlayer].self) { players in
-            guard !players.isEmpty else { return print("Nobody you can play with is near.") }
+            if players.isEmpty { print("Nobody you can play with is near.") }
             for player in players {
                 let distance = player.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
                 let unlocked = player.unlocked.map { $0 ? "unlocked" : "" } ?? ""
                 print("\(pad(player.username, 16))  \(pad(player.name, 24))  \(distance)  \(pad(player.zone, 9))  \(unlocked)")
+            }
+        }
+        guard !agent.json else { return }
+        try agent.send(.locations, as: [NearbyLocation].self) { places in
+            for place in places {
+                let distance = place.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
+                let running = place.tournaments.filter { $0.state == "open" }.count
+                print("\(pad("location \(place.id)", 16))  \(pad(place.name, 24))  \(distance)  \(pad(place.zone, 9))  \(running) tournaments (`nearplay tournaments`)")
             }
         }
     }
