@@ -108,7 +108,8 @@ extension Agent {
                                    zone: "unknown", lastSeen: Date(timeIntervalSince1970: 0), tournaments: fresh.tournaments)]
         }
         for index in found.indices {
-            let fresh = try await fromLobby { [id = found[index].id] in try await $0.location(id) }
+            let id = found[index].id
+            let fresh = try await fromLobby { try await $0.location(id) }
             await locations.update(fresh)
             found[index].tournaments = fresh.tournaments
         }

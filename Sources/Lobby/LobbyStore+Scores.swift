@@ -18,10 +18,7 @@ extension LobbyStore {
     public func submitScore(
         _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, recording: RoundRecording
     ) async throws -> ScoreReceipt {
-        guard (0...Self.maximumScore).contains(score) else {
-            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
-        }
-        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+        try Self.checkSubmission(score: score, key: key)
         // What to verify against, read without holding the writer: verification is CPU work.
         let check = try await read { db, _ in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) }
         let round: RoundRecord, calibration: SensorCalibration?
@@ -80,6 +77,14 @@ extension LobbyStore {
             throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
         }
         return .open(round, try storedCalibration(db, playerId: playerId))
+    }
+
+    /// Refuses a claimed score out of range or an idempotency key of the wrong length.
+    static func checkSubmission(score: Int, key: String) throws {
+        guard (0...maximumScore).contains(score) else {
+            throw LobbyError.invalid("score", "must be 0…\(maximumScore), got \(score).")
+        }
+        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
     }
 
     /// The recording with the lobby's calibration and plan, and the score it gives; a `refused`

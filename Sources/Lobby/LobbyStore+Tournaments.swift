@@ -19,14 +19,17 @@ extension LobbyStore {
     /// the current windows. Runs in one transaction; answers what it did.
     @discardableResult
     public func settleTournaments() async throws -> TournamentSweep {
-        try await write { context in
-            let closed = try self.closeDueTournaments(&context)
-            var created = 0
-            for location in try Int64.fetchAll(context.db.cached("SELECT id FROM location ORDER BY id")) {
-                created += try self.scheduleTournaments(&context, locationId: location)
-            }
-            return TournamentSweep(closed: closed, created: created)
-        }
+        try await write { context in try self.settle(&context, everyLocation: true) }
+    }
+
+    /// Closes the tournaments due and starts the current windows' tournaments of every location
+    /// (or only of the locations where one closed).
+    func settle(_ context: inout WriteContext, everyLocation: Bool) throws -> TournamentSweep {
+        let closedAt = try closeDueTournaments(&context)
+        let locations = everyLocation ? try Int64.fetchAll(context.db.cached("SELECT id FROM location ORDER BY id")) : Set(closedAt).sorted()
+        var created = 0
+        for location in locations { created += try scheduleTournaments(&context, locationId: location) }
+        return TournamentSweep(closed: closedAt.count, created: created)
     }
 
     /// ``settleTournaments()`` when a tournament's window has ended and it is still open, so that
@@ -85,7 +88,7 @@ extension LobbyStore {
     /// otherwise). The entry's rounds are the tournament's minigames, each with a plan drawn now.
     public func joinTournament(_ playerId: Int64, tournament id: Int64) async throws -> TournamentEntryReceipt {
         try await write { context in
-            _ = try self.closeDueTournaments(&context)
+            _ = try self.settle(&context, everyLocation: false)
             let db = context.db
             _ = try self.livePlayer(db, id: playerId)
             guard let tournament = try Row.fetchOne(db.cached("""
@@ -132,10 +135,7 @@ extension LobbyStore {
     public func submitTournamentScore(
         _ playerId: Int64, tournament id: Int64, round n: Int, score: Int, key: String, recording: RoundRecording
     ) async throws -> TournamentEntryReceipt {
-        guard (0...Self.maximumScore).contains(score) else {
-            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
-        }
-        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+        try Self.checkSubmission(score: score, key: key)
         try await settleTournamentsIfDue()
         let check = try await read { db, now in
             try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: now)
@@ -149,7 +149,7 @@ extension LobbyStore {
         let json = String(decoding: try Self.recordingEncoder.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
-            _ = try self.closeDueTournaments(&context)
+            _ = try self.settle(&context, everyLocation: false)
             if case .repeated(let entry) = try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: context.now) {
                 return TournamentEntryReceipt(entry: entry, created: false)
             }
@@ -229,22 +229,22 @@ extension LobbyStore {
         return created
     }
 
-    /// Closes every open tournament whose window has ended; answers how many.
-    func closeDueTournaments(_ context: inout WriteContext) throws -> Int {
-        let due = try Int64.fetchAll(context.db.cached("""
-            SELECT id FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
+    /// Closes every open tournament whose window has ended; answers the location of each.
+    private func closeDueTournaments(_ context: inout WriteContext) throws -> [Int64] {
+        let due = try Row.fetchAll(context.db.cached("""
+            SELECT id, locationId FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
             """), arguments: [context.now.unixTime])
-        for id in due { try closeTournament(&context, id: id) }
-        return due.count
+        for row in due { try closeTournament(&context, id: row["id"]) }
+        return due.map { $0["locationId"] }
     }
 
     /// Ranks the entries, names the winner (best total; among equal totals, whoever reached it
-    /// first), gives the winner every participant's unlocked players as persistent ones, and tells
+    /// first; an entry that played no round cannot win), gives the winner every participant's unlocked players as persistent ones, and tells
     /// every participant the outcome.
     private func closeTournament(_ context: inout WriteContext, id: Int64) throws {
         let db = context.db
         let entries = try Row.fetchAll(db.cached("""
-            SELECT playerId, total FROM tournamentEntry WHERE tournamentId = ?
+            SELECT playerId, total, roundsPlayed FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId
             """), arguments: [id])
         var ranked: [(player: Int64, rank: Int)] = []
@@ -260,7 +260,7 @@ extension LobbyStore {
                 .execute(arguments: [entry.rank, id, entry.player])
         }
         let participants = ranked.map(\.player)
-        let winner = participants.first
+        let winner: Int64? = entries.first { ($0["roundsPlayed"] as Int) > 0 }?["playerId"]
         try db.cached("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ?")
             .execute(arguments: [context.now.unixTime, winner, id])
         let before = try unlocks(db, of: participants)
@@ -347,7 +347,7 @@ public struct TournamentEntryReceipt: Sendable {
 /// How a tournament ended, as its closing transaction stored it.
 public struct TournamentOutcome: Sendable, Equatable {
     public var tournament: Int64
-    /// Nil when nobody entered.
+    /// Nil when no entry played a round.
     public var winner: Int64?
     /// Every participant with its rank, best first.
     public var ranked: [(player: Int64, rank: Int)]

@@ -236,17 +236,7 @@ paths:
       parameters:
         - {$ref: "#/components/parameters/id"}
         - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [score, key, recording]
-              properties:
-                score: {type: integer, minimum: 0, maximum: 1000}
-                key: {type: string, minLength: 1, maxLength: 128}
-                recording: {$ref: "#/components/schemas/RoundRecording"}
+      requestBody: {$ref: "#/components/requestBodies/ScoreSubmission"}
       responses:
         "201": {description: Recorded; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
         "200": {description: Same key as before; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
@@ -368,17 +358,7 @@ paths:
       parameters:
         - {$ref: "#/components/parameters/id"}
         - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [score, key, recording]
-              properties:
-                score: {type: integer, minimum: 0, maximum: 1000}
-                key: {type: string, minLength: 1, maxLength: 128}
-                recording: {$ref: "#/components/schemas/RoundRecording"}
+      requestBody: {$ref: "#/components/requestBodies/ScoreSubmission"}
       responses:
         "201": {description: Recorded; your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
         "200": {description: Same key as before; your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
@@ -394,6 +374,19 @@ components:
   parameters:
     username: {name: username, in: path, required: true, schema: {type: string}}
     id: {name: id, in: path, required: true, schema: {type: integer, format: int64}}
+  requestBodies:
+    ScoreSubmission:
+      description: A round's claimed score, an idempotency key, and the recording the lobby verifies it on.
+      required: true
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [score, key, recording]
+            properties:
+              score: {type: integer, minimum: 0, maximum: 1000}
+              key: {type: string, minLength: 1, maxLength: 128}
+              recording: {$ref: "#/components/schemas/RoundRecording"}
   responses:
     Error:
       description: An error.
@@ -505,7 +498,7 @@ components:
             invitee), response. invitationExpired: game. gameStarted: game, participants, rounds.
             gameCancelled: game. roundFinished: game, round, scores, winner (absent on a tie).
             gameFinished: game, winner (absent on a draw). unlocked: player, persistent. unlockLost: player.
-            tournamentFinished: tournament, winner (absent when nobody entered).
+            tournamentFinished: tournament, winner (absent when no entry played a round).
           properties:
             game: {type: integer}
             player: {type: string}

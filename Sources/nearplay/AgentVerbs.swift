@@ -37,6 +37,24 @@ struct AgentConnection: ParsableArguments {
     }
 }
 
+extension AgentConnection {
+    /// Unless printing JSON, prints each `round_starting` event that `matches` (the first only,
+    /// with `once`) as the agent announces it, from a thread of its own.
+    func showRoundsStarting(once: Bool, matching matches: @escaping @Sendable (AgentEvent) -> Bool) {
+        guard !json else { return }
+        let client = client
+        Thread.detachNewThread {
+            try? client.events { line in
+                guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
+                      event.kind == .roundStarting, matches(event) else { return true }
+                print("\(event.round.map { "Round \($0), " } ?? "")\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
+                StandardOutput.flush()
+                return !once
+            }
+        }
+    }
+}
+
 /// A generic JSON value, for answers printed as they come.
 struct Anything: Decodable {}
 
@@ -161,19 +179,8 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         // The agent plays the round; show what to do as it starts.
-        if !agent.json {
-            let client = agent.client
-            let game = game
-            Thread.detachNewThread {
-                try? client.events { line in
-                    guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
-                          event.kind == .roundStarting, event.game == game else { return true }
-                    print("\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
-                    StandardOutput.flush()
-                    return false
-                }
-            }
-        }
+        let game = game
+        agent.showRoundsStarting(once: true) { $0.game == game }
         try agent.send(.play(game: game), as: RoundReport.self, timeout: 120) { report in
             print("Round \(report.round) of game \(report.game) (\(report.minigame)): \(report.score) points, submitted.")
         }

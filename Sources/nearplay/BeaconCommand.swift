@@ -44,21 +44,10 @@ struct BeaconCommand: AsyncParsableCommand {
 
     func run() async throws {
         radio.bootstrapLogging()
-        let environment = ProcessInfo.processInfo.environment
-        let paths = AgentPaths(environment: environment)
-        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
-        let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-            ?? paths.credentialsFile
-        let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
-            ?? paths.stateDirectory
         let device: LocationBeaconDevice
         do {
-            let session = try Credentials.load(from: credentialsFile)
-            let marked = try await LocationBeaconDevice.register(
-                name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
-                lobbyURL: lobby, stateDirectory: stateDirectory)
-            device = LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter))
-        } catch let error as AgentError {
+            device = try await prepare()
+        } catch {
             throw CommandFailure(error.message)
         }
         Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon.uuid.uuidString)/\(device.location.beacon.major)/\(device.location.beacon.minor); Ctrl-C stops.\n")
@@ -69,5 +58,21 @@ struct BeaconCommand: AsyncParsableCommand {
         } catch {
             throw RadioFailure.report(error)
         }
+    }
+
+    /// The session, the location registered (or remembered) and the radio to advertise it on.
+    private func prepare() async throws(AgentError) -> LocationBeaconDevice {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = AgentPaths(environment: environment)
+        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
+        let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            ?? paths.credentialsFile
+        let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
+            ?? paths.stateDirectory
+        let session = try Credentials.load(from: credentialsFile)
+        let marked = try await LocationBeaconDevice.register(
+            name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
+            lobbyURL: lobby, stateDirectory: stateDirectory)
+        return LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter))
     }
 }

@@ -46,19 +46,8 @@ struct JoinCommand: ParsableCommand {
 
     func run() throws {
         // The agent plays the rounds; show what to do as each starts.
-        if !agent.json {
-            let client = agent.client
-            let tournament = tournament
-            Thread.detachNewThread {
-                try? client.events { line in
-                    guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
-                          event.kind == .roundStarting, event.tournament == tournament else { return true }
-                    print("Round \(event.round ?? 0), \((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
-                    StandardOutput.flush()
-                    return true
-                }
-            }
-        }
+        let tournament = tournament
+        agent.showRoundsStarting(once: false) { $0.tournament == tournament }
         try agent.send(.join(tournament: tournament), as: TournamentReport.self, timeout: 900) { report in
             for round in report.played {
                 print("Round \(round.round) (\(round.minigame)): \(round.score) points, submitted.")

@@ -51,7 +51,7 @@ import Testing
         #expect(location.name == "Hall" && location.owner == "owner")
         #expect(Set(location.tournaments.map(\.period)) == ["daily", "weekly", "monthly"])
         let remembered = try String(contentsOfFile: folder.path + "/beacon-state/beacon-Hall.json", encoding: .utf8)
-        #expect(remembered.contains("\"id\":\(minor)"), remembered)
+        #expect(remembered.contains("\"id\":\(minor)"), "\(remembered)")
 
         // Alice's agent hears the location (a replayed radio) and says so, with its tournaments.
         try writeTrace(of: location.beacon, rssi: -60, from: 0, seconds: 180, path: folder.path + "/hall.jsonl")

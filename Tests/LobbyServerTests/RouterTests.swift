@@ -48,7 +48,7 @@ import Testing
         var defined = Set<String>()
         var section: String?
         for line in yaml.split(separator: "\n") {
-            if let match = line.wholeMatch(of: #/  (schemas|parameters|responses|securitySchemes):/#) {
+            if let match = line.wholeMatch(of: #/  (schemas|parameters|requestBodies|responses|securitySchemes):/#) {
                 section = String(match.1)
             } else if let section, let match = line.wholeMatch(of: #/    ([A-Za-z]+):.*/#) {
                 defined.insert("#/components/\(section)/\(match.1)")

@@ -129,7 +129,8 @@ extension TestLobby {
         #expect(refused?.code == "tournamentClosed")
         let listed = try await lobby.store.tournaments(location: hall.id)
         #expect(listed.first { $0.id == daily.id }?.state == .closed)
-        #expect(listed.first { $0.id == daily.id }?.winner == "alice", "a lone entrant with no score still wins")
+        #expect(listed.first { $0.id == daily.id }?.winner == nil, "an entry that played no round does not win")
+        #expect(listed.contains { $0.period == .daily && $0.state == .open && $0.startsAt == daily.endsAt }, "the next day's runs")
     }
 
     @Test func joiningIsRefusedWhenThePlayerIsNotNearTheLocation() async throws {

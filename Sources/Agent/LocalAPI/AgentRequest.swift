@@ -87,7 +87,10 @@ public enum AgentRequest: Sendable, Equatable {
         case "stats": self = .stats(player: try player())
         case "block": self = .block(player: try player())
         case "locations": self = .locations
-        case "tournaments": self = .tournaments(location: try fields.location.map { value throws(AgentError) in try identifier("location", value) })
+        case "tournaments":
+            var location: Int64?
+            if let value = fields.location { location = try identifier("location", value) }
+            self = .tournaments(location: location)
         case "join": self = .join(tournament: try identifier("tournament", fields.tournament))
         default:
             throw AgentError("verb: \(verb.debugDescription) is not a verb of this agent; one of \(Self.verbs.joined(separator: ", ")).", code: "badRequest")

@@ -46,7 +46,7 @@ public struct TournamentSummary: Codable, Sendable, Equatable {
     /// The minigames every entry plays, in order.
     public var minigames: [String]
     public var entries: Int
-    /// The winner, once closed (nil when nobody entered).
+    /// The winner, once closed (nil when no entry played a round).
     public var winner: String?
     /// Entries best first, when one tournament is asked for.
     public var standings: [TournamentStanding]?
