@@ -77,6 +77,13 @@ import Testing
         #expect(nearby.map(\.name) == ["Hall"])
         let listed = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.tournaments()))
         let daily = try #require(listed.first?.tournaments.first { $0.period == "daily" })
+        // And through the CLI, as a user types it.
+        for (arguments, expected) in [(["nearby"], "Hall"), (["tournaments"], "daily")] {
+            let cli = try ChildProcess(try builtExecutable("nearplay"), arguments + ["--socket", agent.socket],
+                                       log: folder.path + "/cli-\(arguments[0]).log")
+            try await blocking { cli.process.waitUntilExit() }
+            #expect(cli.process.terminationStatus == 0 && cli.output.contains(expected), "\(cli.output)")
+        }
 
         // Bob was never there: the lobby refuses him.
         await #expect {
@@ -87,7 +94,11 @@ import Testing
 
         // Alice's agent reported the encounter, so she may join; her agent plays every round from
         // recorded inputs, and the lobby verifies each score.
-        let report = try LobbyClient.decoder.decode(TournamentReport.self, from: try await agent.send(.join(tournament: daily.id)))
+        let join = try ChildProcess(try builtExecutable("nearplay"), ["join", String(daily.id), "--json", "--socket", agent.socket],
+                                    log: folder.path + "/cli-join.log")
+        try await blocking { join.process.waitUntilExit() }
+        #expect(join.process.terminationStatus == 0, "\(join.output)")
+        let report = try LobbyClient.decoder.decode(TournamentReport.self, from: Data(join.output.utf8))
         #expect(report.entry.rounds.map(\.game) == daily.minigames)
         #expect(report.played.map(\.round) == Array(1...daily.minigames.count))
         let total = report.played.map(\.score).reduce(0, +)
