@@ -11,9 +11,11 @@ import SensorSamples
 /// (``RewardRule/winnerTakesUnlocks(participants:winner:before:)``).
 ///
 /// For boards and achievements: ``tournamentStandings(_:)`` gives a tournament's ranked entries
-/// (standard competition ranking, fixed in `tournamentEntry.rank` when it closes), and the
-/// closing transaction records `tournament.winnerId` and `closedAt` and calls
-/// ``tournamentClosed(_:_:)`` with the outcome, the one place to hook checks on a tournament win.
+/// (standard competition ranking, fixed in `tournamentEntry.rank` when it closes),
+/// ``tournamentsWon(_:)`` counts a player's wins, and the closing transaction
+/// (`closeTournament`) records `tournament.winnerId` and `closedAt` and returns the
+/// ``TournamentOutcome``: the place where checks on a tournament's result (a first tournament
+/// win) belong, inside that same transaction.
 extension LobbyStore {
     /// Closes the tournaments whose window has ended and starts every location's tournaments for
     /// the current windows. Runs in one transaction; answers what it did.
@@ -25,11 +27,12 @@ extension LobbyStore {
     /// Closes the tournaments due and starts the current windows' tournaments of every location
     /// (or only of the locations where one closed).
     func settle(_ context: inout WriteContext, everyLocation: Bool) throws -> TournamentSweep {
-        let closedAt = try closeDueTournaments(&context)
-        let locations = everyLocation ? try Int64.fetchAll(context.db.cached("SELECT id FROM location ORDER BY id")) : Set(closedAt).sorted()
+        let closed = try closeDueTournaments(&context)
+        let locations = everyLocation
+            ? try Int64.fetchAll(context.db.cached("SELECT id FROM location ORDER BY id")) : Set(closed.map(\.location)).sorted()
         var created = 0
         for location in locations { created += try scheduleTournaments(&context, locationId: location) }
-        return TournamentSweep(closed: closedAt.count, created: created)
+        return TournamentSweep(closed: closed, created: created)
     }
 
     /// ``settleTournaments()`` when a tournament's window has ended and it is still open, so that
@@ -165,10 +168,6 @@ extension LobbyStore {
         }
     }
 
-    /// Called inside the transaction that closes a tournament, after ranks, winner and rewards are
-    /// stored: the place for checks that follow a tournament's outcome (achievements, boards).
-    func tournamentClosed(_ context: inout WriteContext, _ outcome: TournamentOutcome) throws {}
-
     // MARK: - Inside transactions
 
     private enum TournamentScoreCheck: Sendable {
@@ -229,31 +228,30 @@ extension LobbyStore {
         return created
     }
 
-    /// Closes every open tournament whose window has ended; answers the location of each.
-    private func closeDueTournaments(_ context: inout WriteContext) throws -> [Int64] {
+    /// Closes every open tournament whose window has ended; answers how each ended.
+    private func closeDueTournaments(_ context: inout WriteContext) throws -> [TournamentOutcome] {
         let due = try Row.fetchAll(context.db.cached("""
             SELECT id, locationId FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
             """), arguments: [context.now.unixTime])
-        for row in due { try closeTournament(&context, id: row["id"]) }
-        return due.map { $0["locationId"] }
+        return try due.map { try closeTournament(&context, id: $0["id"], location: $0["locationId"]) }
     }
 
     /// Ranks the entries, names the winner (best total; among equal totals, whoever reached it
     /// first; an entry that played no round cannot win), gives the winner every participant's unlocked players as persistent ones, and tells
     /// every participant the outcome.
-    private func closeTournament(_ context: inout WriteContext, id: Int64) throws {
+    private func closeTournament(_ context: inout WriteContext, id: Int64, location: Int64) throws -> TournamentOutcome {
         let db = context.db
         let entries = try Row.fetchAll(db.cached("""
             SELECT playerId, total, roundsPlayed FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId
             """), arguments: [id])
-        var ranked: [(player: Int64, rank: Int)] = []
+        var ranked: [TournamentOutcome.Placing] = []
         var previous: (total: Int, rank: Int)?
         for (index, row) in entries.enumerated() {
             let total: Int = row["total"]
             let rank = previous.map { $0.total == total ? $0.rank : index + 1 } ?? 1
             previous = (total, rank)
-            ranked.append((row["playerId"], rank))
+            ranked.append(TournamentOutcome.Placing(player: row["playerId"], rank: rank))
         }
         for entry in ranked {
             try db.cached(#"UPDATE tournamentEntry SET "rank" = ? WHERE tournamentId = ? AND playerId = ?"#)
@@ -270,7 +268,7 @@ extension LobbyStore {
         for player in participants {
             try context.record(.tournamentFinished, for: player, EventData(winner: winnerName, tournament: id))
         }
-        try tournamentClosed(&context, TournamentOutcome(tournament: id, winner: winner, ranked: ranked))
+        return TournamentOutcome(tournament: id, location: location, winner: winner, ranked: ranked)
     }
 
     func tournamentSummary(_ db: Database, id: Int64) throws -> TournamentSummary {
@@ -334,7 +332,9 @@ extension LobbyStore {
 
 /// What one ``LobbyStore/settleTournaments()`` did.
 public struct TournamentSweep: Sendable, Equatable {
-    public var closed: Int
+    /// The tournaments it closed, and how each ended.
+    public var closed: [TournamentOutcome]
+    /// How many tournaments it started.
     public var created: Int
 }
 
@@ -344,17 +344,20 @@ public struct TournamentEntryReceipt: Sendable {
     public var created: Bool
 }
 
-/// How a tournament ended, as its closing transaction stored it.
+/// How a tournament ended, as its closing transaction stored it (player ids).
 public struct TournamentOutcome: Sendable, Equatable {
+    public struct Placing: Sendable, Equatable {
+        public var player: Int64
+        /// Standard competition ranking: ties share a rank.
+        public var rank: Int
+    }
+
     public var tournament: Int64
+    public var location: Int64
     /// Nil when no entry played a round.
     public var winner: Int64?
     /// Every participant with its rank, best first.
-    public var ranked: [(player: Int64, rank: Int)]
-
-    public static func == (a: TournamentOutcome, b: TournamentOutcome) -> Bool {
-        a.tournament == b.tournament && a.winner == b.winner && a.ranked.elementsEqual(b.ranked) { $0 == $1 }
-    }
+    public var ranked: [Placing]
 }
 
 extension LobbyError {

@@ -14,9 +14,10 @@ struct TournamentScheduler: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let sweep = try await store.settleTournaments()
-                if sweep.closed + sweep.created > 0 {
-                    logger.info("tournaments: \(sweep.closed) closed, \(sweep.created) started")
+                for outcome in sweep.closed {
+                    logger.info("tournament \(outcome.tournament) at location \(outcome.location) closed: \(outcome.ranked.count) entries, winner \(outcome.winner.map(String.init) ?? "none")")
                 }
+                if sweep.created > 0 { logger.info("\(sweep.created) tournaments started") }
             } catch {
                 logger.error("Settling tournaments failed: \(error)")
             }

@@ -56,7 +56,7 @@ extension TestLobby {
         #expect(daily.startsAt == Date(timeIntervalSince1970: 1_799_971_200))  // 2027-01-15T00:00:00Z
         #expect(daily.endsAt == daily.startsAt.addingTimeInterval(86400))
         #expect(daily.minigames == ["statue", "statue"])
-        #expect(try await lobby.store.settleTournaments() == TournamentSweep(closed: 0, created: 0))
+        #expect(try await lobby.store.settleTournaments() == TournamentSweep(closed: [], created: 0))
 
         // Three players at the location join; the same minigames for everyone.
         for player in [alice, bob, carol] {
@@ -87,7 +87,9 @@ extension TestLobby {
         // The window closes: the lobby decides without anyone asking about the tournament.
         lobby.clock.advance(by: daily.endsAt.timeIntervalSince(lobby.clock.now()) + 1)
         let sweep = try await lobby.store.settleTournaments()
-        #expect(sweep.closed == 1, "only the daily one ended")
+        #expect(sweep.closed == [TournamentOutcome(tournament: daily.id, location: hall.id, winner: alice, ranked: [
+            .init(player: alice, rank: 1), .init(player: carol, rank: 1), .init(player: bob, rank: 3),
+        ])], "only the daily one ended; Alice reached 900 first")
         #expect(sweep.created == 1, "the next day's starts")
         let closed = try await lobby.store.tournament(daily.id)
         #expect(closed.state == .closed)
