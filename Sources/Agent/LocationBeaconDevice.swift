@@ -41,8 +41,9 @@ public struct LocationBeaconDevice: Sendable {
     }
 
     /// Registers (or re-uses) the location `name` with the lobby the credentials name and
-    /// remembers it; when the lobby cannot be reached after a few tries, uses the location
-    /// remembered from an earlier run, if there is one for this name and lobby.
+    /// remembers it. When the lobby cannot be reached, a device that remembers this location from
+    /// an earlier run (same name, same lobby) advertises it at once rather than wait; one that
+    /// does not tries for about 8 s before it gives up.
     public static func register(
         name: String, timeZone: String? = nil, credentials: Credentials, lobbyURL: String? = nil, stateDirectory: String,
         logger: Logger = Logger(label: "nearplay.beacon")
@@ -51,8 +52,11 @@ public struct LocationBeaconDevice: Sendable {
         var lobby = LobbyClient(baseURL: baseURL).authenticated(credentials.token)
         lobby.timeout = .seconds(5)
         let file = stateFile(stateDirectory, name: name)
+        let remembered = FileManager.default.contents(atPath: file).flatMap { try? JSONDecoder().decode(MarkedLocation.self, from: $0) }
+            .flatMap { $0.lobby == baseURL && $0.name.lowercased() == name.lowercased() ? $0 : nil }
+        let attempts = remembered == nil ? 6 : 1
         var backoff = Backoff(first: .milliseconds(250), limit: .seconds(4))
-        for attempt in 1...6 {
+        for attempt in 1...attempts {
             do {
                 let registered = try await lobby.registerLocation(name: name, timeZone: timeZone)
                 let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: registered.beacon)
@@ -65,15 +69,13 @@ public struct LocationBeaconDevice: Sendable {
             } catch let error as AgentError {
                 throw error
             } catch {
-                if attempt < 6 {
+                if attempt < attempts {
                     try? await backoff.wait()
                     continue
                 }
-                if let data = FileManager.default.contents(atPath: file),
-                   let marked = try? JSONDecoder().decode(MarkedLocation.self, from: data), marked.lobby == baseURL,
-                   marked.name.lowercased() == name.lowercased() {
-                    logger.notice("the lobby is unreachable (\(error)); advertising location \(marked.name) (\(marked.id)) from memory")
-                    return marked
+                if let remembered {
+                    logger.notice("the lobby is unreachable (\(error)); advertising location \(remembered.name) (\(remembered.id)) from memory")
+                    return remembered
                 }
                 throw AgentError("Cannot reach the lobby at \(baseURL) (\(error)), and this device has never registered \(name): check the address and that the lobby is up.",
                                  code: "lobbyUnreachable")

@@ -141,7 +141,7 @@ paths:
         "404": {$ref: "#/components/responses/Error"}
   /v1/encounters:
     post:
-      summary: Report the beacon identities the agent sees (at most 1000 per report).
+      summary: Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
       description: >
         With a `key`, a report repeating an earlier one of yours with the same key records nothing
         and is answered with the first receipt (keys are kept for 7 days).

@@ -119,6 +119,15 @@ import Testing
         #expect(await eventually(timeout: 30) { (try? await mock.registeredAdvertisement()) != nil }, "\(again.output)")
         #expect(again.output.contains("Location Hall (\(minor))"), "\(again.output)")
         #expect(try await blocking { again.stop(signal: SIGTERM) } == 0, "\(again.output)")
+
+        // With the lobby away, the beacon advertises the location it remembers.
+        lobby.stop()
+        let remembering = try ChildProcess(try builtExecutable("nearplay"), ["beacon", "--location", "Hall", "--backend", "bluez", "--adapter", "hci0"],
+                                           log: folder.path + "/beacon-3.log", environment: environment)
+        defer { remembering.kill() }
+        #expect(await eventually(timeout: 60) { (try? await mock.registeredAdvertisement()) != nil }, "\(remembering.output)")
+        #expect(remembering.output.contains("from memory") && remembering.output.contains("Location Hall (\(minor))"), "\(remembering.output)")
+        #expect(try await blocking { remembering.stop(signal: SIGTERM) } == 0, "\(remembering.output)")
     }
 
     @Test func theBeaconSaysWhatToDoWithoutASession() async throws {
