@@ -184,6 +184,11 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         return "{" + parts.joined(separator: ",") + "}"
     }
 
+    /// "game 3", or "tournament 7" for a tournament's round.
+    private var playedIn: String {
+        tournament.map { "tournament \($0)" } ?? "game \(game.map(String.init) ?? "?")"
+    }
+
     /// One line of text for people: what happened, with names and distances.
     public var sentence: String {
         let who = name.map { "\($0) (\(player ?? "?"))" } ?? player ?? "someone"
@@ -197,8 +202,8 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case .invitationExpired: return "the invitation to game \(game.map(String.init) ?? "?") expired"
         case .gameStarted: return "game \(game.map(String.init) ?? "?") started" + (message.map { ": \($0)" } ?? "")
         case .gameCancelled: return "game \(game.map(String.init) ?? "?") was cancelled"
-        case .roundStarting: return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(minigame ?? "?") — \(message ?? "")"
-        case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of game \(game.map(String.init) ?? "?"): \(score ?? 0) points"
+        case .roundStarting: return "round \(round ?? 0) of \(playedIn): \(minigame ?? "?") — \(message ?? "")"
+        case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of \(playedIn): \(score ?? 0) points"
         case .roundFinished:
             let table = (scores ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(table)" + (winner.map { ", won by \($0)" } ?? ", no winner")

@@ -206,5 +206,6 @@ final class TemporaryFolder: Sendable {
         #expect(played.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_played","tournament":7,"round":1,"minigame":"statue","score":900}"#)
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(played.jsonLine.utf8)) == played)
         #expect(AgentEvent(.tournamentFinished, time: time, tournament: 7, winner: "alice").sentence == "tournament 7 finished: alice won")
+        #expect(played.sentence == "you played round 1 (statue) of tournament 7: 900 points")
     }
 }
