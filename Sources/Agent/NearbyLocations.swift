@@ -102,11 +102,9 @@ public actor NearbyLocations {
 
     /// The lobby's form of the locations in range, for an encounter report.
     public func encounterSightings() -> [EncounterSighting] {
-        entries.values.compactMap { entry in entry.location == nil ? nil : Self.sighting(entry) }
-    }
-
-    private static func sighting(_ entry: Entry) -> EncounterSighting? {
-        EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        entries.values.compactMap { entry in
+            entry.location == nil ? nil : EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        }
     }
 
     private func lookUp(_ identity: BeaconFrames.BeaconIdentity) {
@@ -140,7 +138,7 @@ public actor NearbyLocations {
             .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period, endsAt: $0.endsAt) }
         events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,
                                   zone: entry.zone.rawValue, location: location.id, tournaments: running))
-        if let sighting = Self.sighting(entry) {
+        if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {
             let report = onFirstSeen
             Task { await report([sighting]) }
         }
