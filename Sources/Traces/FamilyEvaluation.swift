@@ -61,6 +61,13 @@ public struct FamilyVerdict: Sendable, Hashable, Codable {
     public var withinRatioOfCurve = false
     public var zoneAccuracy = false
     public var coverage = false
+
+    public init(belowBothBaselines: Bool = false, withinRatioOfCurve: Bool = false, zoneAccuracy: Bool = false, coverage: Bool = false) {
+        self.belowBothBaselines = belowBothBaselines
+        self.withinRatioOfCurve = withinRatioOfCurve
+        self.zoneAccuracy = zoneAccuracy
+        self.coverage = coverage
+    }
 }
 
 /// One family's pooled figures: every range event of every recording in it, per model.

@@ -34,6 +34,9 @@ struct CalibrateRanging: ParsableCommand {
     @Option(help: ArgumentHelp("The profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
     var profiles: String?
 
+    @Option(help: ArgumentHelp("The shadowing assumed at each spot the beacon was held (it sets how far the fit may move from the defaults, exponent 2.8 ± 0.5 and offset 0 ± 6 dB; 0: a plain least-squares fit). Lower it for clear line of sight and many distances.", valueName: "dB"))
+    var spotShadowing: Double = 6
+
     @Flag(help: "Print the profile as JSON.")
     var json = false
 
@@ -53,6 +56,7 @@ struct CalibrateRanging: ParsableCommand {
         guard !recordings.isEmpty || !files.isEmpty else {
             throw ValidationError("Give traces recorded at known distances (--at 1=FILE --at 3=FILE) or traces with truth_m.")
         }
+        guard spotShadowing >= 0, spotShadowing <= 30 else { throw ValidationError("--spot-shadowing must be between 0 and 30 dB.") }
         if let beacon, BeaconIdentity(beacon) == nil {
             throw ValidationError("--beacon \(beacon) is not a beacon identity: give UUID/major/minor, altbeacon:ID1/ID2/ID3 or eddystone:NAMESPACE/INSTANCE.")
         }
@@ -78,7 +82,7 @@ struct CalibrateRanging: ParsableCommand {
         }
         let profile: RangingProfile
         do {
-            profile = try Calibration.siteProfile(readings: readings)
+            profile = try Calibration.siteProfile(readings: readings, prior: spotShadowing > 0 ? SitePrior(shadowing: spotShadowing) : nil)
         } catch {
             throw CommandFailure("No profile: \(error).")
         }

@@ -33,6 +33,9 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also score a calibrated Nearplay: fit a site profile on FILE (a trace with truth_m at two or more distances), or with 'each', on two distances of each recording itself (the first half of its readings nearest 1 m and 3 m), scoring all on the rest.", valueName: "FILE|each"))
     var calibrateFrom: String?
 
+    @Option(help: ArgumentHelp("With --calibrate-from: the shadowing assumed at each calibration spot, which sets how far the fit may move from the defaults (0: a plain least-squares fit).", valueName: "dB"))
+    var spotShadowing: Double = 6
+
     @Option(help: ArgumentHelp("Write one SVG per recording into this folder: the estimate with its interval band, the baselines, the truth and the zones over time.", valueName: "dir"))
     var plot: String?
 
@@ -40,6 +43,12 @@ struct EvalCommand: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("Name at least one trace file with truth_m to evaluate.") }
+        guard spotShadowing >= 0, spotShadowing <= 30 else { throw ValidationError("--spot-shadowing must be between 0 and 30 dB.") }
+    }
+
+    /// The prior of a calibration fit; nil for a plain least-squares one.
+    var prior: SitePrior? {
+        spotShadowing > 0 ? SitePrior(ranging.configuration, shadowing: spotShadowing) : nil
     }
 
     func run() throws {
@@ -49,7 +58,7 @@ struct EvalCommand: ParsableCommand {
         if let source = calibrateFrom, source != "each" {
             guard let trace = input.read(source) else { try input.finish(offsets: [:]); return }
             do {
-                fixedProfile = try Calibration.siteProfile(readings: CalibrationSplit.readings(trace.records))
+                fixedProfile = try Calibration.siteProfile(readings: CalibrationSplit.readings(trace.records), prior: prior)
             } catch {
                 throw CommandFailure("\(source): \(error)")
             }
@@ -77,7 +86,7 @@ struct EvalCommand: ParsableCommand {
             if calibrateFrom == "each" {
                 let split = CalibrationSplit(records)
                 do {
-                    profile = try Calibration.siteProfile(readings: CalibrationSplit.readings(split.calibration))
+                    profile = try Calibration.siteProfile(readings: CalibrationSplit.readings(split.calibration), prior: prior)
                     records = split.rest
                 } catch {
                     Diagnostics.warning("\(path): no two-point calibration (\(error)); scored uncalibrated only")
@@ -95,9 +104,13 @@ struct EvalCommand: ParsableCommand {
                 }
                 if plot != nil { draw(events, model: model, into: &plotted) }
             }
-            if let profile {
-                let (events, _) = Replay.run(records, configuration: profile.applied(to: EvaluatedModel.nearplay.configuration(ours: ours)))
+            if calibrateFrom != nil {
+                // A recording whose calibration was refused is scored as a user would then range: uncalibrated.
+                let nearplay = EvaluatedModel.nearplay.configuration(ours: ours)
+                let (events, _) = Replay.run(records, configuration: profile.map { $0.applied(to: nearplay) } ?? nearplay)
                 calibratedPool.add(events, model: .nearplay, family: family)
+            }
+            if let profile {
                 if calibrateFrom == "each" {
                     Diagnostics.write("\((path as NSString).lastPathComponent): two-point profile at \(profile.distances.map { String(format: "%g m", $0) }.joined(separator: " and ")): offset \(String(format: "%+.1f", profile.rssiOffset)) dB, exponent \(String(format: "%.2f", profile.exponent))\n")
                 }

@@ -89,3 +89,23 @@ import Testing
         #expect(CalibrationError.tooFewDistances([1]).description.contains("two or more distances"))
     }
 }
+
+@Suite struct SitePriorTests {
+    /// Two spots read 3 dB off the site's line each way: the plain fit swings the exponent; the
+    /// prior holds it near 2.8 by as much as 6 dB of shadowing per spot warrants, and gives way
+    /// to many distances that agree.
+    @Test func priorShrinksTwoSpotsButNotManyAgreeingOnes() throws {
+        let twoSpots: [(distance: Double, rssi: Int, measuredPower: Int)] = [(1, -59 + 3, -59), (3, -59 - 13 - 3, -59)]
+        let plain = try Calibration.siteProfile(readings: twoSpots)
+        let shrunk = try Calibration.siteProfile(readings: twoSpots, prior: SitePrior())
+        #expect(plain.exponent > 3.9)
+        #expect(abs(shrunk.exponent - 2.8) < abs(plain.exponent - 2.8) / 4)
+        // Ten distances from 0.5 to 8 m, exactly on an exponent-2 line: the data wins.
+        let many = (0..<10).map { i -> (distance: Double, rssi: Int, measuredPower: Int) in
+            let distance = 0.5 * pow(16, Double(i) / 9)
+            return (distance, Int((-59 - 20 * log10(distance)).rounded()), -59)
+        }
+        let fitted = try Calibration.siteProfile(readings: many, prior: SitePrior(shadowing: 1))
+        #expect(abs(fitted.exponent - 2) < 0.1, "\(fitted.exponent)")
+    }
+}

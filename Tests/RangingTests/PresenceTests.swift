@@ -56,22 +56,26 @@ import Testing
         #expect(latency >= 1.5)
     }
 
-    /// A 1 Hz beacon losing a third of its packets, for a long simulated hour: no false exit,
-    /// and once it stops, an exit within AltBeacon's 10 s.
+    /// A 1 Hz beacon losing a third of its packets, for a day: false exits rarer than once an
+    /// hour, and once it stops, an exit within AltBeacon's 10 s.
     @Test(arguments: [3, 4, 5] as [UInt64])
-    func oneHertzBeaconWithAThirdLostExitsWithinTenSecondsAndNeverFalsely(seed: UInt64) {
+    func oneHertzBeaconWithAThirdLostExitsWithinTenSecondsAndRarelyFalsely(seed: UInt64) {
         var tracker = ProximityTracker()
         var events: [ProximityEvent] = []
-        let times = Self.transmissions(interval: 1, from: 0, to: 4 * 3600, loss: 1.0 / 3, seed: seed)
+        let hours = 24.0
+        let times = Self.transmissions(interval: 1, from: 0, to: hours * 3600, loss: 1.0 / 3, seed: seed)
         for time in times { tracker.observe(Self.sighting(time), into: &events) }
-        #expect(events.filter { $0.kind == .exit }.isEmpty, "false exits at \(events.filter { $0.kind == .exit }.map(\.time))")
+        let falseExits = events.filter { $0.kind == .exit }.count
+        #expect(Double(falseExits) < hours, "\(falseExits) false exits in \(hours) h")
+        // Each false exit needed eight packets lost in a row (expected 2400 · ⅓⁸ ≈ 0.37 an hour).
+        #expect(falseExits <= 18)
         let track = tracker.track(Self.beacon)
         #expect(abs((track?.advertisingInterval ?? 0) - 1) < 0.01)
-        #expect(abs((track?.packetLoss ?? 0) - 1.0 / 3) < 0.1, "loss estimate \(track?.packetLoss ?? -1)")
-        tracker.advance(to: 5 * 3600, into: &events)
+        #expect(abs((track?.packetLoss ?? 0) - 1.0 / 3) < 0.06, "loss estimate \(track?.packetLoss ?? -1)")
+        tracker.advance(to: (hours + 1) * 3600, into: &events)
         let latency = (events.last { $0.kind == .exit }?.time ?? .infinity) - (times.last ?? 0)
         #expect(latency <= 10, "exit came \(latency) s after the last packet")
-        #expect(latency >= 6)
+        #expect(latency >= 8)
     }
 
     /// The timeout maths on its own: the smallest run of losses rarer than the target rate.
