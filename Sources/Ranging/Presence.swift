@@ -89,13 +89,15 @@ struct GapStatistics: Sendable {
             interval = gap
             return
         }
-        let intervals = (gap / current).rounded()
+        // Most gaps span one interval: no division for those.
+        let intervals = gap < 1.5 * current ? 1 : (gap / current).rounded()
         if intervals <= 1 { interval = current + smoothing * (gap - current) }
         // This gap stood for `intervals` expected packets, of which all but the last were lost:
         // a running mean over packets, a plain mean (with `initialLoss` as 4 packets' worth of
         // prior) until enough have been counted.
         counted += intervals
-        let rate = max(configuration.lossSmoothing, 1 / (counted + 4))
+        let rate = counted * configuration.lossSmoothing >= 1 ? configuration.lossSmoothing
+            : max(configuration.lossSmoothing, 1 / (counted + 4))
         loss += min(1, rate * intervals) * ((intervals - 1) / intervals - loss)
     }
 }

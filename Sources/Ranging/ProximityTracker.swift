@@ -64,7 +64,11 @@ public struct ProximityTracker: Sendable {
             address = sighting.address
             if time > lastSeen { lastSeen = time }
             sightings += 1
-            timeout = configuration.presence.timeout(interval: gaps.interval, loss: gaps.loss)
+            // The timeout takes two logarithms; the loss and interval it rests on move slowly, so
+            // it is worked out afresh for a beacon's first 16 sightings and every 8th after.
+            if sightings <= 16 || sightings & 7 == 0 {
+                timeout = configuration.presence.timeout(interval: gaps.interval, loss: gaps.loss)
+            }
             var newDeadline: Double?
             let deadline = lastSeen + timeout
             if deadline < scheduled {

@@ -71,15 +71,15 @@ public struct EvaluationPlot: Sendable {
             return "<polyline data-series=\"\(name)\" fill=\"none\" \(style) points=\"\(text)\"/>"
         }
 
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"460\" viewBox=\"0 0 1000 460\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        svg += "<title>\(escaped(title))</title>\n<rect width=\"1000\" height=\"460\" fill=\"white\"/>\n"
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1040\" height=\"460\" viewBox=\"0 0 1040 460\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        svg += "<title>\(escaped(title))</title>\n<rect width=\"1040\" height=\"460\" fill=\"white\"/>\n"
         svg += "<text x=\"\(f(Self.left))\" y=\"24\" font-size=\"15\">\(escaped(title))</text>\n"
         svg += "<g id=\"plot\" data-left=\"\(f(Self.left))\" data-top=\"\(f(Self.top))\" data-width=\"\(f(Self.width))\" data-height=\"\(f(Self.height))\" data-x-max=\"\(xMax)\" data-y-max=\"\(yMax)\">\n"
         // Zone bands.
         for (name, from, to, colour) in [("immediate", 0, zones.immediate, "#fde2e2"), ("near", zones.immediate, zones.near, "#fff4d6"),
                                          ("far", zones.near, yMax, "#e4f0fb")] where from < yMax {
             svg += "<rect data-zone=\"\(name)\" x=\"\(f(Self.left))\" y=\"\(f(y(to)))\" width=\"\(f(Self.width))\" height=\"\(f(y(from) - y(to)))\" fill=\"\(colour)\"/>\n"
-            svg += "<text x=\"\(f(Self.left + Self.width - 4))\" y=\"\(f(y(to) + 14))\" text-anchor=\"end\" fill=\"#777\">\(name)</text>\n"
+            svg += "<text x=\"\(f(Self.left + Self.width + 4))\" y=\"\(f((y(to) + y(from)) / 2 + 4))\" fill=\"#777\">\(name)</text>\n"
         }
         // Axes and ticks.
         let yStep = yMax <= 6 ? 1.0 : yMax <= 15 ? 2 : yMax <= 40 ? 5 : 10
@@ -93,7 +93,7 @@ public struct EvaluationPlot: Sendable {
         if !banded.isEmpty {
             let forward = banded.map { f(x($0.time)) + "," + f(y($0.interval!.lowerBound)) }
             let back = banded.reversed().map { f(x($0.time)) + "," + f(y($0.interval!.upperBound)) }
-            svg += "<polygon data-series=\"interval\" fill=\"#3b6fd8\" fill-opacity=\"0.18\" stroke=\"none\" points=\"\((forward + back).joined(separator: " "))\"/>\n"
+            svg += "<polygon data-series=\"interval\" fill=\"#3b6fd8\" fill-opacity=\"0.28\" stroke=\"none\" points=\"\((forward + back).joined(separator: " "))\"/>\n"
         }
         let colours = ["#e08a00", "#2e9e4f", "#9b59b6"]
         for (index, baseline) in baselines.enumerated() {
