@@ -135,7 +135,7 @@ public final class Agent: Sendable {
     // MARK: the services' work
 
     func scan() async {
-        let pipeline = LiveProximity(scanner: radio.scanner, configuration: RangingConfiguration(rangeInterval: 1))
+        let pipeline = LiveProximity(scanner: radio.scanner, configuration: rangingConfiguration())
         do {
             try await pipeline.run { [nearby] update in
                 let events = nearby.relevant(update.events)

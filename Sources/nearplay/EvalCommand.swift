@@ -27,7 +27,7 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "How files are pooled: family (file name up to the first '-'), file, or all.")
     var group: Grouping = .family
 
-    @Flag(help: "Print one JSON object per file and model (JSON Lines) instead of the pooled table.")
+    @Flag(help: "Print one JSON object per file and model (JSON Lines; with --calibrate-from also \"nearplay-calibrated\") instead of the pooled table.")
     var json = false
 
     @Option(help: ArgumentHelp("Also score a calibrated Nearplay: fit a site profile on FILE (a trace with truth_m at two or more distances), or with 'each', on two distances of each recording itself (the first half of its readings nearest 1 m and 3 m), scoring all on the rest.", valueName: "FILE|each"))
@@ -109,6 +109,12 @@ struct EvalCommand: ParsableCommand {
                 let nearplay = EvaluatedModel.nearplay.configuration(ours: ours)
                 let (events, _) = Replay.run(records, configuration: profile.map { $0.applied(to: nearplay) } ?? nearplay)
                 calibratedPool.add(events, model: .nearplay, family: family)
+                if json {
+                    var evaluation = Evaluation(zones: ours.zones)
+                    for (event, truth) in events { evaluation.add(event, truth: truth) }
+                    let body = String(decoding: try encoder.encode(evaluation.report()), as: UTF8.self)
+                    StandardOutput.line("{\"file\":\(quoted(path)),\"model\":\"nearplay-calibrated\",\"report\":\(body)}")
+                }
             }
             if let profile {
                 if calibrateFrom == "each" {
