@@ -15,7 +15,8 @@ struct CalibrateRanging: ParsableCommand {
         `nearplay record -o at1m.jsonl` for a minute at each, then \
         `nearplay calibrate ranging --at 1=at1m.jsonl --at 3=at3m.jsonl`. A trace whose lines carry \
         truth_m can be given as it is. The profile is stored for the receiver (--receiver) and used by \
-        `replay`, `eval` and `scan` with --profile RECEIVER.
+        `replay`, `eval` and `scan` with --profile RECEIVER; the agent uses the one stored for its \
+        adapter (hci0), its simulated air device, or "default".
         """
     )
 
