@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
+        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio", "Traces"]),
         .target(
             name: "Agent",
             dependencies: [
@@ -92,10 +92,10 @@ let package = Package(
             path: "Benchmarks/DBusThroughput"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames"],
+            dependencies: ["Radio", "BeaconFrames", "Proximity"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(
