@@ -44,6 +44,7 @@ extension LobbyStore {
             if let distance = sighting.distance, !(distance.isFinite && distance >= 0) {
                 throw LobbyError.invalid("sightings[\(index)].distance", "must be a distance in metres, 0 or more.")
             }
+            try Self.validateReading(sighting, index: index)
         }
         let deployment = configuration.deploymentUUID
         return try await write { context in
@@ -63,10 +64,15 @@ extension LobbyStore {
                     """), arguments: [sighting.major, sighting.minor]), seen != reporter
                 else { continue }
                 try context.db.execute(sql: """
-                    INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
+                    INSERT INTO encounter (observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (observerId, seenId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
-                        distance = excluded.distance WHERE excluded.lastSeenAt >= encounter.lastSeenAt
-                    """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance])
+                        distance = excluded.distance, rssi = excluded.rssi, measuredPower = excluded.measuredPower,
+                        rssiVariance = excluded.rssiVariance
+                        WHERE excluded.lastSeenAt >= encounter.lastSeenAt
+                    """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance,
+                                     sighting.rssi, sighting.measuredPower, sighting.rssiVariance])
+                try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
                 recorded += 1
             }
             let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)

@@ -59,13 +59,25 @@ public struct EncounterSighting: Codable, Sendable {
     public var minor: Int
     public var distance: Double?
     public var at: Date
+    /// Two-way ranging: the filtered RSSI (dBm) the reporter read of this beacon. The lobby hands
+    /// it, with `measuredPower`, to the player seen (a `peerReading` event), whose agent combines it
+    /// with its own reading of the reporter. Optional: older agents send none.
+    public var rssi: Double?
+    /// The measured power (dBm at 1 m) this beacon advertises; sent with `rssi`.
+    public var measuredPower: Double?
+    /// The variance (dB²) of the reporter's filtered RSSI, when known.
+    public var rssiVariance: Double?
 
-    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date) {
+    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date,
+                rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil) {
         self.uuid = uuid
         self.major = major
         self.minor = minor
         self.distance = distance
         self.at = at
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.rssiVariance = rssiVariance
     }
 }
 
@@ -154,6 +166,11 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
         public var rounds: [PlannedRound]?
         /// `tournamentFinished`: which one (`winner` says who won it).
         public var tournament: Int64?
+        /// `peerReading`: the filtered RSSI (dBm) `player` read of us, the measured power we
+        /// advertised, and its variance (dB²) when sent.
+        public var rssi: Double?
+        public var measuredPower: Double?
+        public var rssiVariance: Double?
     }
 
     /// A round as its game starts: the minigame and the plan to play it on.

@@ -165,6 +165,9 @@ paths:
                       minor: {type: integer}
                       distance: {type: number}
                       at: {type: string, format: date-time}
+                      rssi: {type: number, minimum: -130, maximum: 20, description: "Two-way ranging: the filtered RSSI (dBm) read of this beacon; with measuredPower, handed to the player seen as a peerReading event."}
+                      measuredPower: {type: number, minimum: -127, maximum: 20, description: The measured power (dBm at 1 m) this beacon advertises; required with rssi.}
+                      rssiVariance: {type: number, minimum: 0, description: Variance (dB²) of rssi; only with rssi.}
       responses:
         "200":
           description: What was recorded (the first receipt, for a repeated key).
@@ -490,7 +493,7 @@ components:
       properties:
         cursor: {type: integer}
         at: {type: string, format: date-time}
-        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished]}
+        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, peerReading]}
         data:
           type: object
           description: >
@@ -499,6 +502,7 @@ components:
             gameCancelled: game. roundFinished: game, round, scores, winner (absent on a tie).
             gameFinished: game, winner (absent on a draw). unlocked: player, persistent. unlockLost: player.
             tournamentFinished: tournament, winner (absent when no entry played a round).
+            peerReading: player (who read you), rssi, measuredPower, rssiVariance (when sent).
           properties:
             game: {type: integer}
             player: {type: string}
@@ -508,6 +512,9 @@ components:
             winner: {type: string}
             persistent: {type: boolean}
             tournament: {type: integer}
+            rssi: {type: number}
+            measuredPower: {type: number}
+            rssiVariance: {type: number}
             participants: {type: array, items: {type: string}}
             rounds:
               type: array

@@ -23,10 +23,14 @@ public struct ProximityEvent: Sendable, Hashable {
     public var distanceInterval: ClosedRange<Double>?
     /// Range: the zone after hysteresis.
     public var zone: Zone?
+    /// Range: the measured power the beacon advertises (dBm at 1 m), nil when it sends none.
+    public var measuredPower: Int?
+    /// Range: the RSSI filter's estimate variance (dB²), for two-way ranging's interval.
+    public var filterVariance: Double?
 
     public init(kind: Kind, time: Double, identity: BeaconIdentity, address: BluetoothAddress, receiver: Receiver? = nil,
                 rssi: Int? = nil, filteredRSSI: Double? = nil, distance: Double? = nil, distanceInterval: ClosedRange<Double>? = nil,
-                zone: Zone? = nil) {
+                zone: Zone? = nil, measuredPower: Int? = nil, filterVariance: Double? = nil) {
         self.kind = kind
         self.time = time
         self.identity = identity
@@ -37,5 +41,7 @@ public struct ProximityEvent: Sendable, Hashable {
         self.distance = distance
         self.distanceInterval = distanceInterval
         self.zone = zone
+        self.measuredPower = measuredPower
+        self.filterVariance = filterVariance
     }
 }

@@ -159,7 +159,8 @@ public struct ProximityTracker: Sendable {
             events.append(ProximityEvent(kind: .range, time: time, identity: sighting.identity, address: sighting.address,
                                          receiver: sighting.receiver, rssi: reading, filteredRSSI: slots[slot].filteredRSSI,
                                          distance: slots[slot].distance, distanceInterval: slots[slot].distanceInterval,
-                                         zone: slots[slot].zone))
+                                         zone: slots[slot].zone, measuredPower: sighting.measuredPower,
+                                         filterVariance: slots[slot].filterVariance))
         }
     }
 

@@ -7,13 +7,25 @@ public struct EncounterSighting: Codable, Sendable {
     public var minor: Int
     public var distance: Double?
     public var at: Date
+    /// Two-way ranging: the filtered RSSI (dBm) the reporter read of this beacon. The lobby hands
+    /// it, with `measuredPower`, to the player seen (a `peerReading` event), whose agent combines it
+    /// with its own reading of the reporter. Optional: older agents send none.
+    public var rssi: Double?
+    /// The measured power (dBm at 1 m) this beacon advertises; sent with `rssi`.
+    public var measuredPower: Double?
+    /// The variance (dB²) of the reporter's filtered RSSI, when known.
+    public var rssiVariance: Double?
 
-    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date) {
+    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date,
+                rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil) {
         self.uuid = uuid
         self.major = major
         self.minor = minor
         self.distance = distance
         self.at = at
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.rssiVariance = rssiVariance
     }
 }
 

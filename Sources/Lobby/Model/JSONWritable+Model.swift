@@ -106,6 +106,7 @@ extension EventData: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
             json.member("game", game)
+            json.member("measuredPower", measuredPower)
             if let participants {
                 json.key("participants")
                 json.array(participants) { json, name in json.string(name) }
@@ -118,6 +119,8 @@ extension EventData: JSONWritable {
                 json.key("rounds")
                 json.array(rounds)
             }
+            json.member("rssi", rssi)
+            json.member("rssiVariance", rssiVariance)
             json.member("scores", scores)
             json.member("tournament", tournament)
             json.member("winner", winner)

@@ -12,10 +12,12 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
     /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
-    /// - `tournamentFinished` (to each participant): `tournament`, `winner`.
+    /// - `tournamentFinished` (to each participant): `tournament`, `winner`;
+    /// - `peerReading` (to a player another one reported seeing, with a reading): `player` (who saw
+    ///   it), `rssi`, `measuredPower`, `rssiVariance` (when sent) (the event's time is the report's), for two-way ranging.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished
+        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, peerReading
     }
 
     public var cursor: Int64
@@ -40,11 +42,18 @@ public struct EventData: Codable, Sendable, Equatable {
     public var rounds: [PlannedRound]?
     /// The tournament that finished.
     public var tournament: Int64?
+    /// `peerReading`: the filtered RSSI (dBm) `player` read of the recipient's beacon.
+    public var rssi: Double?
+    /// `peerReading`: the measured power (dBm at 1 m) the recipient's beacon advertised.
+    public var measuredPower: Double?
+    /// `peerReading`: the variance (dB²) of `rssi`, when the reporter sent one.
+    public var rssiVariance: Double?
 
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
-        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil,
+        rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil
     ) {
         self.game = game
         self.player = player
@@ -56,5 +65,8 @@ public struct EventData: Codable, Sendable, Equatable {
         self.participants = participants
         self.rounds = rounds
         self.tournament = tournament
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.rssiVariance = rssiVariance
     }
 }

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+
+/// Two-way ranging through the lobby: an encounter report may carry what the reporter read of
+/// each player (filtered RSSI, the measured power that player advertises); the lobby keeps it
+/// with the encounter and hands it to the player seen as a `peerReading` event, so that player's
+/// agent can combine both directions of the pair (see `TwoWayRanging`).
+extension LobbyStore {
+    /// Readings are optional, but `rssi` and `measuredPower` come together and in range.
+    static func validateReading(_ sighting: EncounterSighting, index: Int) throws {
+        switch (sighting.rssi, sighting.measuredPower) {
+        case (nil, nil):
+            if sighting.rssiVariance != nil {
+                throw LobbyError.invalid("sightings[\(index)].rssiVariance", "comes only with rssi and measuredPower.")
+            }
+            return
+        case (let rssi?, let power?):
+            guard rssi.isFinite, (-130...20).contains(rssi) else {
+                throw LobbyError.invalid("sightings[\(index)].rssi", "must be dBm between -130 and 20, got \(rssi).")
+            }
+            guard power.isFinite, (-127...20).contains(power) else {
+                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -127 and 20, got \(power).")
+            }
+            if let variance = sighting.rssiVariance, !(variance.isFinite && variance >= 0) {
+                throw LobbyError.invalid("sightings[\(index)].rssiVariance", "must be dB² (0 or more), got \(variance).")
+            }
+        case (nil, _):
+            throw LobbyError.invalid("sightings[\(index)].rssi", "is missing: a reading gives rssi and measuredPower together.")
+        case (_, nil):
+            throw LobbyError.invalid("sightings[\(index)].measuredPower", "is missing: a reading gives rssi and measuredPower together.")
+        }
+    }
+
+    /// Sends the reading a sighting carries to the player seen, unless one has blocked the other.
+    func deliverReading(_ context: inout WriteContext, reporter: Int64, seen: Int64, _ sighting: EncounterSighting) throws {
+        guard let rssi = sighting.rssi, let power = sighting.measuredPower,
+              !(try isBlocked(context.db, reporter, seen)),
+              let username = try String.fetchOne(context.db.cached("SELECT username FROM player WHERE id = ?"), arguments: [reporter])
+        else { return }
+        try context.record(.peerReading, for: seen,
+                           EventData(player: username, rssi: rssi, measuredPower: power, rssiVariance: sighting.rssiVariance))
+    }
+}
