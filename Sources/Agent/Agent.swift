@@ -58,7 +58,8 @@ public final class Agent: Sendable {
                                     negativeTTL: configuration.unknownIdentityCacheSeconds)
         let outbox = Outbox(store: store, lobby: lobby, events: events)
         self.outbox = outbox
-        nearby = NearbyPlayers(resolver: resolver, events: events) { sightings in
+        // A peer's reading of us arrives with its encounter reports: a few may be missed.
+        nearby = NearbyPlayers(resolver: resolver, events: events, peerReadingMaxAge: max(30, 3 * configuration.encounterReportSeconds)) { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }
         var deployment: UUID?
@@ -69,7 +70,7 @@ public final class Agent: Sendable {
         let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
         self.session = session
         let autoPlay = configuration.autoPlay
-        follower = LobbyEventsFollower(store: store, lobby: lobby, events: events) { game in
+        follower = LobbyEventsFollower(store: store, lobby: lobby, events: events, nearby: nearby) { game in
             if autoPlay { await session.playAll(game: game) }
         }
         await nearby.setOwnIdentity(identity.beacon)
@@ -141,7 +142,9 @@ public final class Agent: Sendable {
     // MARK: the services' work
 
     func scan() async {
-        let pipeline = LiveProximity(scanner: radio.scanner, configuration: rangingConfiguration())
+        let ranging = rangingConfiguration()
+        await nearby.setRanging(ranging)
+        let pipeline = LiveProximity(scanner: radio.scanner, configuration: ranging)
         do {
             try await pipeline.run { [nearby, locations] update in
                 // Location beacons go to the locations; everyone else's to the players.

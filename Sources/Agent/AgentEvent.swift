@@ -74,6 +74,12 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
     public var name: String?
     public var beacon: String?
     public var distance: Double?
+    /// The interval meant to hold the true distance about 68 % of the time (metres).
+    public var distanceLow: Double?
+    public var distanceHigh: Double?
+    /// Player events: `two-way` when the player's own reading of us was combined with ours,
+    /// `one-way` otherwise.
+    public var ranging: String?
     public var zone: String?
     /// The location's id (`location`, `location_gone`).
     public var location: Int64?
@@ -118,7 +124,8 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case time = "t", kind = "event", player, name, beacon, distance = "distance_m", zone, location, tournaments, game, tournament, round, minigame
+        case time = "t", kind = "event", player, name, beacon, distance = "distance_m", distanceLow = "distance_lo_m"
+        case distanceHigh = "distance_hi_m", ranging, zone, location, tournaments, game, tournament, round, minigame
         case score, scores, winner, response, persistent, operation, message
     }
 
@@ -131,6 +138,9 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         name = try c.decodeIfPresent(String.self, forKey: .name)
         beacon = try c.decodeIfPresent(String.self, forKey: .beacon)
         distance = try c.decodeIfPresent(Double.self, forKey: .distance)
+        distanceLow = try c.decodeIfPresent(Double.self, forKey: .distanceLow)
+        distanceHigh = try c.decodeIfPresent(Double.self, forKey: .distanceHigh)
+        ranging = try c.decodeIfPresent(String.self, forKey: .ranging)
         zone = try c.decodeIfPresent(String.self, forKey: .zone)
         location = try c.decodeIfPresent(Int64.self, forKey: .location)
         tournaments = try c.decodeIfPresent([RunningTournament].self, forKey: .tournaments)
@@ -167,6 +177,9 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         add("name", name.map(JSONText.string))
         add("beacon", beacon.map(JSONText.string))
         add("distance_m", distance.map { JSONText.fixed($0, 2) })
+        add("distance_lo_m", distanceLow.map { JSONText.fixed($0, 2) })
+        add("distance_hi_m", distanceHigh.map { JSONText.fixed($0, 2) })
+        add("ranging", ranging.map(JSONText.string))
         add("zone", zone.map(JSONText.string))
         add("location", location.map { String($0) })
         add("tournaments", tournaments.map { "[" + $0.map(\.jsonObject).joined(separator: ",") + "]" })
@@ -189,10 +202,17 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         tournament.map { "tournament \($0)" } ?? "game \(game.map(String.init) ?? "?")"
     }
 
+    /// "2.1 m (1.4–3.2)": a distance and, when known, its interval.
+    public static func distanceText(_ distance: Double, low: Double?, high: Double?) -> String {
+        let text = String(format: "%.1f m", distance)
+        guard let low, let high else { return text }
+        return text + String(format: " (%.1f–%.1f)", low, high)
+    }
+
     /// One line of text for people: what happened, with names and distances.
     public var sentence: String {
         let who = name.map { "\($0) (\(player ?? "?"))" } ?? player ?? "someone"
-        let distanceText = distance.map { String(format: "%.1f m", $0) } ?? "distance unknown"
+        let distanceText = distance.map { Self.distanceText($0, low: distanceLow, high: distanceHigh) } ?? "distance unknown"
         switch kind {
         case .playerNearby: return "\(who) is nearby, \(distanceText) (\(zone ?? "unknown"))"
         case .playerMoved: return "\(who) is now \(distanceText) away (\(zone ?? "unknown"))"

@@ -15,10 +15,13 @@ public actor LobbyEventsFollower {
     private let events: AgentEventBus
     private let logger: Logger
     private let onGameStarted: @Sendable (Int64) async -> Void
+    private let nearby: NearbyPlayers?
     private var cursor: Int64
 
+    /// `nearby` receives the peers' readings of us (`peerReading` events) for two-way ranging.
     public init(store: AgentStore, lobby: LobbyClient, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.lobby-events"),
-                onGameStarted: @escaping @Sendable (Int64) async -> Void = { _ in }) {
+                nearby: NearbyPlayers? = nil, onGameStarted: @escaping @Sendable (Int64) async -> Void = { _ in }) {
+        self.nearby = nearby
         self.store = store
         self.lobby = lobby
         self.events = events
@@ -102,6 +105,10 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
         case "tournamentFinished":
             events.publish(AgentEvent(.tournamentFinished, time: event.at, tournament: data.tournament, winner: data.winner))
+        case "peerReading":
+            guard let nearby, let player = data.player, let rssi = data.rssi, let power = data.measuredPower else { return }
+            let variance = data.rssiVariance, at = min(event.at, Date())
+            Task { await nearby.receivePeerReading(from: player, rssi: rssi, measuredPower: power, variance: variance, at: at) }
         default:
             logger.debug("ignoring lobby event \(event.kind)")
         }

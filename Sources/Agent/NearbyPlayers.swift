@@ -11,13 +11,19 @@ public struct NearbyPlayer: Codable, Sendable, Equatable {
     public var name: String
     public var beacon: String
     public var distance: Double?
+    /// The interval meant to hold the true distance about 68 % of the time (metres).
+    public var distanceLow: Double?
+    public var distanceHigh: Double?
+    /// `two-way` when the player's own reading of us was combined with ours, else `one-way`.
+    public var ranging: String?
     public var zone: String
     public var lastSeen: Date
     /// Filled in by the local API from the lobby's list of unlocked players.
     public var unlocked: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case username, name, beacon, distance = "distance_m", zone, lastSeen = "last_seen", unlocked
+        case username, name, beacon, distance = "distance_m", distanceLow = "distance_lo_m", distanceHigh = "distance_hi_m", ranging
+        case zone, lastSeen = "last_seen", unlocked
     }
 }
 
@@ -28,6 +34,10 @@ public actor NearbyPlayers {
     private struct Entry {
         var identity: BeaconFrames.BeaconIdentity
         var distance: Double?
+        var interval: ClosedRange<Double>?
+        var ranging = PeerReadings.Method.oneWay
+        /// Our latest reading of this beacon, for two-way ranging and the encounter reports.
+        var reading: TwoWayRanging.Direction?
         var zone: Zone
         var lastSeen: Date
         var player: ResolvedPlayer?
@@ -35,6 +45,7 @@ public actor NearbyPlayers {
         var announced = false
         var announcedDistance: Double?
         var announcedZone: Zone = .unknown
+        var announcedRanging = PeerReadings.Method.oneWay
     }
 
     private let resolver: IdentityResolver
@@ -46,12 +57,16 @@ public actor NearbyPlayers {
     /// hears of the encounter at once (invitations need a recent one).
     private let onFirstRecognised: @Sendable ([EncounterSighting]) async -> Void
     private var reported: Set<String> = []
+    private var peers: PeerReadings
     /// Identities in range that resolved to nobody, readable without a hop onto the actor, so
     /// their range events (most of a busy room's) can be dropped before it: see ``relevant(_:)``.
     private nonisolated let hidden = Mutex<Set<BeaconFrames.BeaconIdentity>>([])
 
+    /// `peerReadingMaxAge`: seconds a peer's reading of us stays usable for two-way ranging.
     public init(resolver: IdentityResolver, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.nearby"),
+                peerReadingMaxAge: Double = 60,
                 onFirstRecognised: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
+        peers = PeerReadings(maximumAge: peerReadingMaxAge)
         self.resolver = resolver
         self.events = events
         self.logger = logger
@@ -60,6 +75,20 @@ public actor NearbyPlayers {
 
     /// This device's own identity, never shown as a nearby player.
     public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentity = identity }
+
+    /// The distance model and uncertainty two-way estimates use: the pipeline's own.
+    public func setRanging(_ configuration: RangingConfiguration) {
+        peers.model = configuration.distanceModel
+        peers.uncertainty = configuration.uncertainty
+    }
+
+    /// What `username` read of us (a lobby `peerReading` event at `time`): from the next range
+    /// event on, their distance is two-way while the reading is recent.
+    public func receivePeerReading(from username: String, rssi: Double, measuredPower: Double, variance: Double?, at time: Date) {
+        guard rssi.isFinite, measuredPower.isFinite else { return }
+        peers.receive(from: username, TwoWayRanging.Direction(filteredRSSI: rssi, measuredPower: measuredPower,
+                                                               filterVariance: variance.map { $0.isFinite ? max(0, $0) : 0 } ?? 0), at: time)
+    }
 
     /// The events ``handle(_:)`` would act on: range events of identities that resolved to nobody
     /// change nothing anyone sees, and cost an actor hop each (200 beacons at 10 Hz with a range
@@ -83,7 +112,17 @@ public actor NearbyPlayers {
             case .range:
                 guard var entry = entries[event.identity] else { continue }
                 entry.lastSeen = now
-                if let distance = event.distance { entry.distance = distance }
+                if let filtered = event.filteredRSSI, let power = event.measuredPower {
+                    entry.reading = TwoWayRanging.Direction(filteredRSSI: filtered, measuredPower: Double(power),
+                                                            filterVariance: event.filterVariance ?? 0)
+                }
+                if event.distance != nil {
+                    let estimate = peers.estimate(for: entry.player?.username, forward: entry.reading, oneWay: event.distance,
+                                                  interval: event.distanceInterval, now: now)
+                    entry.distance = estimate.distance
+                    entry.interval = estimate.interval
+                    entry.ranging = estimate.method
+                }
                 if let zone = event.zone { entry.zone = zone }
                 entries[event.identity] = entry
                 announceMoveIfNoticeable(event.identity)
@@ -102,7 +141,9 @@ public actor NearbyPlayers {
         entries.values.compactMap { entry -> NearbyPlayer? in
             guard entry.announced, let player = entry.player else { return nil }
             return NearbyPlayer(username: player.username, name: player.displayName, beacon: entry.identity.description,
-                                distance: entry.distance, zone: entry.zone.rawValue, lastSeen: entry.lastSeen)
+                                distance: entry.distance, distanceLow: entry.interval?.lowerBound, distanceHigh: entry.interval?.upperBound,
+                                ranging: entry.distance == nil ? nil : entry.ranging.rawValue,
+                                zone: entry.zone.rawValue, lastSeen: entry.lastSeen)
         }.sorted { ($0.distance ?? .infinity, $0.username) < ($1.distance ?? .infinity, $1.username) }
     }
 
@@ -123,7 +164,13 @@ public actor NearbyPlayers {
     }
 
     private static func sighting(_ entry: Entry) -> EncounterSighting? {
-        EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        var sighting = EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        if let reading = entry.reading {
+            sighting?.rssi = reading.filteredRSSI
+            sighting?.measuredPower = reading.measuredPower
+            sighting?.rssiVariance = reading.filterVariance
+        }
+        return sighting
     }
 
     private func startResolving(_ identity: BeaconFrames.BeaconIdentity) {
@@ -152,9 +199,9 @@ public actor NearbyPlayers {
         entry.announced = true
         entry.announcedDistance = entry.distance
         entry.announcedZone = entry.zone
+        entry.announcedRanging = entry.ranging
         entries[identity] = entry
-        events.publish(AgentEvent(.playerNearby, player: player.username, name: player.displayName, beacon: identity.description,
-                                  distance: entry.distance, zone: entry.zone.rawValue))
+        events.publish(Self.event(.playerNearby, player, entry))
         if reported.insert(player.username).inserted, let sighting = Self.sighting(entry) {
             let report = onFirstRecognised
             Task { await report([sighting]) }
@@ -168,21 +215,30 @@ public actor NearbyPlayers {
         }
     }
 
-    /// A zone change, or a move of a quarter of the distance (at least half a metre).
+    /// A zone change, a switch between one-way and two-way ranging, or a move of a quarter of the distance (at least half a metre).
     private func announceMoveIfNoticeable(_ identity: BeaconFrames.BeaconIdentity) {
         guard var entry = entries[identity], entry.announced, let player = entry.player else { return }
-        let zoneChanged = entry.zone != entry.announcedZone
+        let changed = entry.zone != entry.announcedZone || entry.ranging != entry.announcedRanging
         var moved = false
         if let now = entry.distance, let then = entry.announcedDistance {
             moved = abs(now - then) >= max(0.5, 0.25 * then)
         } else if entry.distance != nil {
             moved = true
         }
-        guard zoneChanged || moved else { return }
+        guard changed || moved else { return }
         entry.announcedDistance = entry.distance
         entry.announcedZone = entry.zone
+        entry.announcedRanging = entry.ranging
         entries[identity] = entry
-        events.publish(AgentEvent(.playerMoved, player: player.username, name: player.displayName, beacon: identity.description,
-                                  distance: entry.distance, zone: entry.zone.rawValue))
+        events.publish(Self.event(.playerMoved, player, entry))
+    }
+
+    private static func event(_ kind: AgentEvent.Kind, _ player: ResolvedPlayer, _ entry: Entry) -> AgentEvent {
+        var event = AgentEvent(kind, player: player.username, name: player.displayName, beacon: entry.identity.description,
+                               distance: entry.distance, zone: entry.zone.rawValue)
+        event.distanceLow = entry.interval?.lowerBound
+        event.distanceHigh = entry.interval?.upperBound
+        event.ranging = entry.distance == nil ? nil : entry.ranging.rawValue
+        return event
     }
 }

@@ -82,7 +82,9 @@ struct NearbyCommand: ParsableCommand {
         try agent.send(.nearby, as: [NearbyPlayer].self) { players in
             if players.isEmpty { print("Nobody you can play with is near.") }
             for player in players {
-                let distance = player.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
+                let distance = player.distance.map {
+                    pad(AgentEvent.distanceText($0, low: player.distanceLow, high: player.distanceHigh), 18)
+                } ?? pad("    ? m", 18)
                 let unlocked = player.unlocked.map { $0 ? "unlocked" : "" } ?? ""
                 print("\(pad(player.username, 16))  \(pad(player.name, 24))  \(distance)  \(pad(player.zone, 9))  \(unlocked)")
             }
