@@ -79,7 +79,7 @@ struct Narrator: Sendable {
     }
 
     private func distanceText(_ event: AgentEvent) -> String {
-        event.distance.map { String(format: "%.1f m", $0) } ?? "distance unknown"
+        event.distance.map { AgentEvent.distanceText($0, low: event.distanceLow, high: event.distanceHigh) } ?? "distance unknown"
     }
 
     /// A one-line radar of what `agent` sees: each player placed on a 0–15 m scale.
