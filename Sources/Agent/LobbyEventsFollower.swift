@@ -100,6 +100,8 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.unlocked, time: event.at, player: data.player, persistent: data.persistent))
         case "unlockLost":
             events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
+        case "achievementUnlocked":
+            events.publish(AgentEvent(.achievement, time: event.at, message: data.title ?? data.achievement))
         default:
             logger.debug("ignoring lobby event \(event.kind)")
         }

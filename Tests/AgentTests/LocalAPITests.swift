@@ -7,7 +7,8 @@ import Testing
     @Test func parsesEveryVerbAndRoundTripsItsLine() throws {
         let requests: [AgentRequest] = [.status, .nearby, .invite(players: ["bob", "carol"]), .invitations, .accept(invitation: 3),
                                         .decline(invitation: 4), .games, .play(game: 5), .stats(player: "bob"), .unlocked,
-                                        .block(player: "eve"), .events(), .events(recent: 20)]
+                                        .block(player: "eve"), .events(), .events(recent: 20), .achievements,
+                                        .leaderboard(board: "week"), .leaderboard(board: "day", date: "2027-01-31", offset: 40, limit: 10)]
         for request in requests { #expect(try AgentRequest(line: request.line) == request) }
     }
 
@@ -25,6 +26,9 @@ import Testing
         ("{\"verb\":\"stats\"}", "player: expected a username"),
         ("{\"verb\":7}", "verb"),
         ("{\"verb\":\"events\",\"recent\":1000}", "recent: expected 0 to 256"),
+        ("{\"verb\":\"leaderboard\"}", "board: expected day, week, month, all or league"),
+        ("{\"verb\":\"leaderboard\",\"board\":\"day\",\"limit\":0}", "limit: expected 1 to 100"),
+        ("{\"verb\":\"leaderboard\",\"board\":\"day\",\"offset\":-1}", "offset: expected 0 or more"),
     ])
     func refusesMalformedRequestsNamingTheField(line: String, expected: String) {
         #expect {

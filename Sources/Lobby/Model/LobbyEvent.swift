@@ -11,10 +11,11 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `gameCancelled`: `game`;
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
-    /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`.
+    /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
+    /// - `achievementUnlocked`: `achievement` (its id), `tier`, `title`.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost
+        case roundFinished, gameFinished, unlocked, unlockLost, achievementUnlocked
     }
 
     public var cursor: Int64
@@ -37,11 +38,16 @@ public struct EventData: Codable, Sendable, Equatable {
     public var participants: [String]?
     /// The rounds of a game that starts, with the plan each is played on.
     public var rounds: [PlannedRound]?
+    /// An achievement granted: its id, the tier and its title.
+    public var achievement: String?
+    public var tier: Int?
+    public var title: String?
 
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
-        participants: [String]? = nil, rounds: [PlannedRound]? = nil
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil,
+        achievement: String? = nil, tier: Int? = nil, title: String? = nil
     ) {
         self.game = game
         self.player = player
@@ -52,5 +58,8 @@ public struct EventData: Codable, Sendable, Equatable {
         self.persistent = persistent
         self.participants = participants
         self.rounds = rounds
+        self.achievement = achievement
+        self.tier = tier
+        self.title = title
     }
 }

@@ -168,6 +168,7 @@ enum LobbyMigrations {
             }
             try db.create(index: "encounterReport_age", on: "encounterReport", columns: ["createdAt"])
         }
+        registerStatistics(&migrator)
         return migrator
     }
 }
