@@ -99,24 +99,40 @@ for _ in 0..<min(options.pages, 1000) {
 }
 percentiles("statistics of a player", statisticsTimes)
 
-// Result submissions: one-round games where the opponent has scored; the measured call finishes them.
-let games = try await store.benchmarkOpenGames(count: options.submissions, among: ids)
-let recordings = try (0..<20).map { index -> (Int, RoundRecording) in
-    let score = 50 * index + 7
-    guard let recording = SyntheticRecording.scoring(score, game: "statue", duration: 10) else { throw CocoaError(.featureUnsupported) }
-    return (score, recording)
+// Result submissions: one-round games where the opponent has scored; the measured call finishes
+// them. Screamer (5 s, 100 level windows: the load test's rounds) and Statue (10 s of accelerometer
+// samples, the largest recordings): the lobby verifies and stores every recording first.
+let recordingEncoder = JSONEncoder()
+recordingEncoder.outputFormatting = [.sortedKeys]
+for (minigame, duration, seed) in [("screamer", 5.0, UInt64(7)), ("statue", 10.0, UInt64(8))] {
+    let games = try await store.benchmarkOpenGames(count: options.submissions, among: ids, minigame: minigame, duration: duration, seed: seed)
+    let recordings = try (0..<20).map { index -> (Int, RoundRecording) in
+        let score = 50 * index + 7
+        guard let recording = SyntheticRecording.scoring(score, game: minigame, duration: duration) else { throw CocoaError(.featureUnsupported) }
+        return (score, recording)
+    }
+    // What verifying alone costs (the lobby verifies every submission before its transaction).
+    var verifyTimes: [Double] = []
+    for index in 0..<200 {
+        let (score, recording) = recordings[index % recordings.count]
+        verifyTimes.append(try await time {
+            _ = try ScoreVerifier().verify(claimedScore: score, recording: recording)
+            _ = try recordingEncoder.encode(recording)
+        })
+    }
+    percentiles("\(minigame): verify + encode the recording alone", verifyTimes)
+    var submissionTimes: [Double] = []
+    var granted = 0
+    for (index, game) in games.enumerated() {
+        let (score, recording) = recordings[index % recordings.count]
+        var receipt: ScoreReceipt?
+        submissionTimes.append(try await time {
+            receipt = try await store.submitScore(game.player, game: game.game, round: 1, score: score, key: "bench-\(game.game)", recording: recording)
+        })
+        precondition(receipt?.game.state == .finished, "the submission did not finish game \(game.game)")
+        granted += receipt?.game.achievements?.count ?? 0
+    }
+    percentiles("\(minigame): result submission (finishes a game)", submissionTimes)
+    print("achievements granted by those submissions: \(granted)")
 }
-var submissionTimes: [Double] = []
-var granted = 0
-for (index, game) in games.enumerated() {
-    let (score, recording) = recordings[index % recordings.count]
-    var receipt: ScoreReceipt?
-    submissionTimes.append(try await time {
-        receipt = try await store.submitScore(game.player, game: game.game, round: 1, score: score, key: "bench-\(game.game)", recording: recording)
-    })
-    precondition(receipt?.game.state == .finished, "the submission did not finish game \(game.game)")
-    granted += receipt?.game.achievements?.count ?? 0
-}
-percentiles("result submission (finishes a game)", submissionTimes)
-print("achievements granted by those submissions: \(granted)")
 try store.close()

@@ -51,7 +51,7 @@ extension LobbyStore {
     /// The calendar of the player's zone (UTC when it set none, or one the system no longer knows).
     func calendar(_ db: Database, playerId: Int64) throws -> LocalCalendar {
         let zone = try String.fetchOne(db.cached("SELECT timeZone FROM playerSettings WHERE playerId = ?"), arguments: [playerId])
-        return zone.flatMap(LocalCalendar.init(identifier:)) ?? .utc
+        return zone.flatMap(LocalCalendar.named) ?? .utc
     }
 
     /// Records a finished game's results, in the transaction that finished it: each live

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Days, weeks and months in one player's time zone, as plain numbers the store can index.
 ///
@@ -30,6 +31,19 @@ public struct LocalCalendar: Sendable {
     }
 
     public static let utc = LocalCalendar(zone: TimeZone(identifier: "UTC")!, name: "UTC")
+
+    /// The calendar of zone `identifier`, made once per zone: making a `TimeZone` reads its file.
+    public static func named(_ identifier: String) -> LocalCalendar? {
+        if let known = cache.withLock({ $0[identifier] }) { return known }
+        guard let calendar = LocalCalendar(identifier: identifier) else { return nil }
+        cache.withLock { cache in
+            if cache.count >= 1024 { cache.removeAll() }
+            cache[identifier] = calendar
+        }
+        return calendar
+    }
+
+    private static let cache = Mutex<[String: LocalCalendar]>([:])
 
     /// The number of the local date `date` falls on.
     public func day(of date: Date) -> Int {

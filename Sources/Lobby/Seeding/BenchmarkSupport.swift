@@ -7,11 +7,14 @@ extension LobbyStore {
         try await read { db, _ in try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id") }
     }
 
-    /// Opens `count` one-round Statue games between random pairs of `players` in which the second
-    /// player has already scored, for a benchmark to finish with the first player's score.
-    public func benchmarkOpenGames(count: Int, among players: [Int64]) async throws -> [(game: Int64, player: Int64)] {
+    /// Opens `count` one-round games of `minigame` (`duration` seconds) between random pairs of
+    /// `players` in which the second player has already scored, for a benchmark to finish with the
+    /// first player's score.
+    public func benchmarkOpenGames(
+        count: Int, among players: [Int64], minigame: String, duration: Double, seed: UInt64
+    ) async throws -> [(game: Int64, player: Int64)] {
         try await write { context in
-            var random = SplitMix64(seed: 7)
+            var random = SplitMix64(seed: seed)
             var games: [(game: Int64, player: Int64)] = []
             for _ in 0..<count {
                 let first = Int(random.next() % UInt64(players.count))
@@ -24,7 +27,7 @@ extension LobbyStore {
                 let id = game.id!
                 try MembershipRecord(gameId: id, playerId: a, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(context.db)
                 try MembershipRecord(gameId: id, playerId: b, role: .invitee, response: .accepted, respondedAt: context.now).insertRow(context.db)
-                try RoundRecord(gameId: id, n: 1, minigame: "statue", duration: 10, signalTime: nil).insertRow(context.db)
+                try RoundRecord(gameId: id, n: 1, minigame: minigame, duration: duration, signalTime: nil).insertRow(context.db)
                 try ScoreRecord(gameId: id, n: 1, playerId: b, score: 500, key: "bench-opponent", submittedAt: context.now).insertRow(context.db)
                 games.append((id, a))
             }
