@@ -102,6 +102,8 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
         case "achievementUnlocked":
             events.publish(AgentEvent(.achievement, time: event.at, message: data.title ?? data.achievement))
+        case "tournamentFinished":
+            events.publish(AgentEvent(.tournamentFinished, time: event.at, tournament: data.tournament, winner: data.winner))
         default:
             logger.debug("ignoring lobby event \(event.kind)")
         }

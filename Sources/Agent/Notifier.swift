@@ -36,6 +36,8 @@ public actor Notifier {
             return ("A draw", "Game \(event.game.map(String.init) ?? "?") ended without a winner.")
         case .achievement:
             return ("Achievement unlocked", "\(event.message ?? "A new achievement"): `nearplay achievements` shows them all.")
+        case .tournamentFinished where event.winner == me:
+            return ("You won tournament \(event.tournament.map(String.init) ?? "?")!", "Every entrant's unlocked players are yours for good.")
         default:
             return nil
         }

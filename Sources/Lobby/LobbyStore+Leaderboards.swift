@@ -5,16 +5,18 @@ import GRDB
 /// current one, or the one holding `date`); each player's points count in the window of its own
 /// zone at the time it earned them, so a game played at 23:30 in Oslo is on that Oslo day's board.
 ///
-/// Adding a board by location or by tournament is one case here, its parse in ``init(parsing:)``
-/// and its ``RankedSource`` in ``LobbyStore/source(_:_:day:)``: `location:ID` as a ``TalliedBoard``
-/// named `location:ID` fed with the points of games played there, `tournament:ID` as a
-/// ``TableRanking`` over the tournament's totals.
+/// A location's board ranks the tournament scores earned at it, all time (a ``TalliedBoard`` named
+/// `location:ID`, fed by each verified tournament score); a tournament's board ranks its entries'
+/// totals (a ``TableRanking`` over `tournamentEntry`, entries that played a round), with the same
+/// competition ranks as every board (the tournament's own ranking breaks ties by who got there first).
 public enum BoardKind: Sendable, Equatable {
     case day, week, month, allTime
     /// The caller's league group this week.
     case league
+    case location(Int64)
+    case tournament(Int64)
 
-    /// Parses `day`, `week`, `month`, `all` or `league`.
+    /// Parses `day`, `week`, `month`, `all`, `league`, `location:ID` or `tournament:ID`.
     public init(parsing text: String) throws {
         switch text {
         case "day": self = .day
@@ -23,8 +25,13 @@ public enum BoardKind: Sendable, Equatable {
         case "all": self = .allTime
         case "league": self = .league
         default:
+            let parts = text.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, let id = Int64(parts[1]), id > 0 {
+                if parts[0] == "location" { self = .location(id); return }
+                if parts[0] == "tournament" { self = .tournament(id); return }
+            }
             throw LobbyError(.notFound, "boardNotFound",
-                "There is no board \"\(text.prefix(40))\": ask for day, week, month, all or league.")
+                "There is no board \"\(text.prefix(40))\": ask for day, week, month, all, league, location:ID or tournament:ID.")
         }
     }
 
@@ -35,11 +42,21 @@ public enum BoardKind: Sendable, Equatable {
         case .month: "month"
         case .allTime: "all"
         case .league: "league"
+        case .location(let id): "location:\(id)"
+        case .tournament(let id): "tournament:\(id)"
         }
     }
 }
 
 extension LobbyStore {
+    static func locationBoard(_ id: Int64) -> TalliedBoard { TalliedBoard(board: "location:\(id)", period: 0) }
+
+    /// Adds a verified tournament score to the board of the tournament's location.
+    func addLocationPoints(_ db: Database, tournament: Int64, player: Int64, points: Int) throws {
+        guard let location = try Int64.fetchOne(db.cached("SELECT locationId FROM tournament WHERE id = ?"), arguments: [tournament]) else { return }
+        try Self.locationBoard(location).add(db, player: player, points: points)
+    }
+
     /// Most entries one page holds.
     public static let maximumBoardPage = 100
 
@@ -63,8 +80,25 @@ extension LobbyStore {
             _ = try self.livePlayer(db, id: viewer)
             let calendar = try self.calendar(db, playerId: viewer)
             let day = chosenDay ?? calendar.day(of: now)
-            if kind == .league {
+            switch kind {
+            case .league:
                 return try self.leagueBoard(db, viewer: viewer, week: LocalCalendar.week(ofDay: day), offset: offset, limit: limit)
+            case .location(let id):
+                guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [id]) == true else {
+                    throw LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
+                }
+                return try self.leaderboard(db, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
+            case .tournament(let id):
+                guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)"), arguments: [id]) == true else {
+                    throw LobbyError(.notFound, "tournamentNotFound", "There is no tournament \(id).")
+                }
+                let entries = TableRanking(
+                    table: "tournamentEntry",
+                    filter: "tournamentId = ? AND roundsPlayed > 0 AND playerId IN (SELECT id FROM player WHERE deletedAt IS NULL)",
+                    arguments: [id], pointsColumn: "total")
+                return try self.leaderboard(db, entries, viewer: viewer, name: kind.name, offset: offset, limit: limit)
+            case .day, .week, .month, .allTime:
+                break
             }
             let (board, window) = Self.tallied(kind, day: day, zone: calendar.name)
             return try self.leaderboard(db, board, viewer: viewer, name: kind.name, offset: offset, limit: limit,
@@ -86,7 +120,7 @@ extension LobbyStore {
         case .month:
             let month = LocalCalendar.month(ofDay: day)
             return (.month(ofDay: day), window(LocalCalendar.firstDay(ofMonth: month), LocalCalendar.firstDay(ofMonth: month + 1) - 1))
-        case .allTime, .league:
+        case .allTime, .league, .location, .tournament:
             return (.allTime, nil)
         }
     }

@@ -141,8 +141,8 @@ public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
 /// `invitationAnswered` (`game`, `player`: the invitee, `response`), `invitationExpired` (`game`),
 /// `gameStarted` (`game`, `participants`, `rounds`), `gameCancelled` (`game`), `roundFinished`
 /// (`game`, `round`, `scores`, `winner`), `gameFinished` (`game`, `winner`), `unlocked`
-/// (`player`, `persistent`), `unlockLost` (`player`) and `achievementUnlocked` (`achievement`,
-/// `tier`, `title`); kinds added later keep this shape.
+/// (`player`, `persistent`), `unlockLost` (`player`), `tournamentFinished` (`tournament`,
+/// `winner`) and `achievementUnlocked` (`achievement`, `tier`, `title`); kinds added later keep this shape.
 public struct LobbyEvent: Codable, Sendable, Equatable {
     public struct Details: Codable, Sendable, Equatable {
         public var game: Int64?
@@ -157,6 +157,8 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
         public var participants: [String]?
         /// `gameStarted`: the rounds and the plan each is played on.
         public var rounds: [PlannedRound]?
+        /// `tournamentFinished`: which one (`winner` says who won it).
+        public var tournament: Int64?
         /// `achievementUnlocked`: the achievement's id, the tier granted and its title.
         public var achievement: String?
         public var tier: Int?

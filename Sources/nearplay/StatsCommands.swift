@@ -29,14 +29,16 @@ struct LeaderboardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "leaderboard", abstract: "A board by points: today, this week, this month, all time, or your league group.")
     @OptionGroup var agent: AgentConnection
-    @Argument(help: "day, week, month, all or league.") var board = "week"
+    @Argument(help: "day, week, month, all, league, location:ID or tournament:ID.") var board = "week"
     @Option(help: ArgumentHelp("A date in the window to show (your zone).", valueName: "YYYY-MM-DD")) var date: String?
     @Option(help: "Skip this many entries.") var offset = 0
     @Option(help: "Entries to show (1 to 100).") var limit = 20
 
     func validate() throws {
-        guard ["day", "week", "month", "all", "league"].contains(board) else {
-            throw ValidationError("board: \(board) is not a board; use day, week, month, all or league.")
+        let parts = board.split(separator: ":", maxSplits: 1)
+        let byId = parts.count == 2 && ["location", "tournament"].contains(String(parts[0])) && (Int64(parts[1]) ?? 0) > 0
+        guard ["day", "week", "month", "all", "league"].contains(board) || byId else {
+            throw ValidationError("board: \(board) is not a board; use day, week, month, all, league, location:ID or tournament:ID.")
         }
         guard offset >= 0 else { throw ValidationError("--offset: expected 0 or more.") }
         guard (1...100).contains(limit) else { throw ValidationError("--limit: expected 1 to 100.") }

@@ -18,12 +18,21 @@ public enum AgentRequest: Sendable, Equatable {
     case achievements
     case unlocked
     case block(player: String)
-    /// The last `recent` events (at most ``AgentEventBus/historyLimit``), then every event from
+    /// Multiplayer locations in range, with the tournaments they ran when they came into range.
+    case locations
+    /// The running tournaments of a location (`location`), or of every location in range, fresh from the lobby.
+    case tournaments(location: Int64? = nil)
+    /// Joins a tournament at a location in range and plays its rounds on the sensors.
+    case join(tournament: Int64)
+    /// The last `recent` events (at most ``recentLimit``), then every event from
     /// now on, one per line, until the client hangs up.
     case events(recent: Int = 0)
 
+    /// How many past events `events` can ask for; the agent's event bus keeps that many.
+    public static let recentLimit = 256
+
     public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
-                               "stats", "leaderboard", "achievements", "unlocked", "block", "events"]
+                               "stats", "leaderboard", "achievements", "unlocked", "block", "locations", "tournaments", "join", "events"]
 
     private struct Fields: Decodable {
         var verb: String?
@@ -36,6 +45,8 @@ public enum AgentRequest: Sendable, Equatable {
         var date: String?
         var offset: Int?
         var limit: Int?
+        var location: Int64?
+        var tournament: Int64?
     }
 
     /// Parses one request line; the error names the field at fault.
@@ -78,8 +89,8 @@ public enum AgentRequest: Sendable, Equatable {
             guard (1...100).contains(fields.limit ?? 20) else { throw AgentError("limit: expected 1 to 100 entries.", code: "badRequest") }
             self = .leaderboard(board: board, date: fields.date, offset: fields.offset ?? 0, limit: fields.limit ?? 20)
         case "events":
-            guard (0...AgentEventBus.historyLimit).contains(fields.recent ?? 0) else {
-                throw AgentError("recent: expected 0 to \(AgentEventBus.historyLimit) past events.", code: "badRequest")
+            guard (0...Self.recentLimit).contains(fields.recent ?? 0) else {
+                throw AgentError("recent: expected 0 to \(Self.recentLimit) past events.", code: "badRequest")
             }
             self = .events(recent: fields.recent ?? 0)
         case "invite":
@@ -93,6 +104,12 @@ public enum AgentRequest: Sendable, Equatable {
         case "play": self = .play(game: try identifier("game", fields.game))
         case "stats": self = .stats(player: try player())
         case "block": self = .block(player: try player())
+        case "locations": self = .locations
+        case "tournaments":
+            var location: Int64?
+            if let value = fields.location { location = try identifier("location", value) }
+            self = .tournaments(location: location)
+        case "join": self = .join(tournament: try identifier("tournament", fields.tournament))
         default:
             throw AgentError("verb: \(verb.debugDescription) is not a verb of this agent; one of \(Self.verbs.joined(separator: ", ")).", code: "badRequest")
         }
@@ -120,6 +137,9 @@ public enum AgentRequest: Sendable, Equatable {
         case .achievements: return json(["verb": "achievements"])
         case .unlocked: return json(["verb": "unlocked"])
         case .block(let player): return json(["verb": "block", "player": player])
+        case .locations: return json(["verb": "locations"])
+        case .tournaments(let location): return json(location.map { ["verb": "tournaments", "location": $0] } ?? ["verb": "tournaments"])
+        case .join(let tournament): return json(["verb": "join", "tournament": tournament])
         case .events(let recent): return json(recent > 0 ? ["verb": "events", "recent": recent] : ["verb": "events"])
         }
     }

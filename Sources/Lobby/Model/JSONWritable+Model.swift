@@ -126,6 +126,7 @@ extension EventData: JSONWritable {
             json.member("scores", scores)
             json.member("tier", tier)
             json.member("title", title)
+            json.member("tournament", tournament)
             json.member("winner", winner)
         }
     }

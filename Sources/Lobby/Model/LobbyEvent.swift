@@ -12,10 +12,11 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
     /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
+    /// - `tournamentFinished` (to each participant): `tournament`, `winner`;
     /// - `achievementUnlocked`: `achievement` (its id), `tier`, `title`.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost, achievementUnlocked
+        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, achievementUnlocked
     }
 
     public var cursor: Int64
@@ -38,6 +39,8 @@ public struct EventData: Codable, Sendable, Equatable {
     public var participants: [String]?
     /// The rounds of a game that starts, with the plan each is played on.
     public var rounds: [PlannedRound]?
+    /// The tournament that finished.
+    public var tournament: Int64?
     /// An achievement granted: its id, the tier and its title.
     public var achievement: String?
     public var tier: Int?
@@ -46,7 +49,7 @@ public struct EventData: Codable, Sendable, Equatable {
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
-        participants: [String]? = nil, rounds: [PlannedRound]? = nil,
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil,
         achievement: String? = nil, tier: Int? = nil, title: String? = nil
     ) {
         self.game = game
@@ -58,6 +61,7 @@ public struct EventData: Codable, Sendable, Equatable {
         self.persistent = persistent
         self.participants = participants
         self.rounds = rounds
+        self.tournament = tournament
         self.achievement = achievement
         self.tier = tier
         self.title = title

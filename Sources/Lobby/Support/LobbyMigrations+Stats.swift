@@ -114,5 +114,9 @@ extension LobbyMigrations {
                 CREATE INDEX achievement_game ON achievement (gameId, playerId);
                 """)
         }
+        // A tournament's board reads its entries in rank order (after v3-locations-tournaments).
+        migrator.registerMigration("v3-stats-tournament-boards") { db in
+            try db.execute(sql: "CREATE INDEX tournamentEntry_board ON tournamentEntry (tournamentId, total DESC, playerId)")
+        }
     }
 }
