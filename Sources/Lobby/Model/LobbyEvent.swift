@@ -13,11 +13,13 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
     /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
     /// - `tournamentFinished` (to each participant): `tournament`, `winner`;
+    /// - `achievementUnlocked`: `achievement` (its id), `tier`, `title`;
     /// - `peerReading` (to a player another one reported seeing, with a reading): `player` (who saw
-    ///   it), `rssi`, `measuredPower`, `rssiVariance` (when sent) (the event's time is the report's), for two-way ranging.
+    ///   it), `rssi`, `measuredPower`, `rssiVariance` (when sent), for two-way ranging; the event's
+    ///   time is the report's.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, peerReading
+        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, achievementUnlocked, peerReading
     }
 
     public var cursor: Int64
@@ -42,6 +44,10 @@ public struct EventData: Codable, Sendable, Equatable {
     public var rounds: [PlannedRound]?
     /// The tournament that finished.
     public var tournament: Int64?
+    /// An achievement granted: its id, the tier and its title.
+    public var achievement: String?
+    public var tier: Int?
+    public var title: String?
     /// `peerReading`: the filtered RSSI (dBm) `player` read of the recipient's beacon.
     public var rssi: Double?
     /// `peerReading`: the measured power (dBm at 1 m) the recipient's beacon advertised.
@@ -53,6 +59,7 @@ public struct EventData: Codable, Sendable, Equatable {
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
         participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil,
+        achievement: String? = nil, tier: Int? = nil, title: String? = nil,
         rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil
     ) {
         self.game = game
@@ -65,6 +72,9 @@ public struct EventData: Codable, Sendable, Equatable {
         self.participants = participants
         self.rounds = rounds
         self.tournament = tournament
+        self.achievement = achievement
+        self.tier = tier
+        self.title = title
         self.rssi = rssi
         self.measuredPower = measuredPower
         self.rssiVariance = rssiVariance
