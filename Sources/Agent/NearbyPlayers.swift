@@ -165,7 +165,9 @@ public actor NearbyPlayers {
 
     private static func sighting(_ entry: Entry) -> EncounterSighting? {
         var sighting = EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
-        if let reading = entry.reading {
+        // Only a reading the lobby accepts: one out of its range would get the whole report refused.
+        if let reading = entry.reading, (-130...20).contains(reading.filteredRSSI), (-128...127).contains(reading.measuredPower),
+           reading.filterVariance.isFinite, reading.filterVariance >= 0 {
             sighting?.rssi = reading.filteredRSSI
             sighting?.measuredPower = reading.measuredPower
             sighting?.rssiVariance = reading.filterVariance

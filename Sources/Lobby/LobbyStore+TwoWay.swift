@@ -18,8 +18,8 @@ extension LobbyStore {
             guard rssi.isFinite, (-130...20).contains(rssi) else {
                 throw LobbyError.invalid("sightings[\(index)].rssi", "must be dBm between -130 and 20, got \(rssi).")
             }
-            guard power.isFinite, (-127...20).contains(power) else {
-                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -127 and 20, got \(power).")
+            guard power.isFinite, (-128...127).contains(power) else {
+                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -128 and 127 (an iBeacon measured power), got \(power).")
             }
             if let variance = sighting.rssiVariance, !(variance.isFinite && variance >= 0) {
                 throw LobbyError.invalid("sightings[\(index)].rssiVariance", "must be dB² (0 or more), got \(variance).")

@@ -176,7 +176,7 @@ paths:
                       distance: {type: number}
                       at: {type: string, format: date-time}
                       rssi: {type: number, minimum: -130, maximum: 20, description: "Two-way ranging: the filtered RSSI (dBm) read of this beacon; with measuredPower, handed to the player seen as a peerReading event."}
-                      measuredPower: {type: number, minimum: -127, maximum: 20, description: The measured power (dBm at 1 m) this beacon advertises; required with rssi.}
+                      measuredPower: {type: number, minimum: -128, maximum: 127, description: The measured power (dBm at 1 m) this beacon advertises; required with rssi.}
                       rssiVariance: {type: number, minimum: 0, description: Variance (dB²) of rssi; only with rssi.}
       responses:
         "200":

@@ -67,7 +67,7 @@ import Testing
             (Self.sighting(bob, at: now, measuredPower: -59), "sightings[0].rssi"),
             (Self.sighting(bob, at: now, rssi: 40, measuredPower: -59), "sightings[0].rssi"),
             (Self.sighting(bob, at: now, rssi: .nan, measuredPower: -59), "sightings[0].rssi"),
-            (Self.sighting(bob, at: now, rssi: -70, measuredPower: -200), "sightings[0].measuredPower"),
+            (Self.sighting(bob, at: now, rssi: -70, measuredPower: -129), "sightings[0].measuredPower"),
             (Self.sighting(bob, at: now, rssi: -70, measuredPower: -59, variance: -1), "sightings[0].rssiVariance"),
             (Self.sighting(bob, at: now, variance: 1), "sightings[0].rssiVariance"),
         ]

@@ -7,7 +7,7 @@ enum TwoWayMigration {
     static func v4(_ db: Database) throws {
         try db.alter(table: "encounter") { t in
             t.add(column: "rssi", .double).check(sql: "rssi IS NULL OR rssi BETWEEN -130 AND 20")
-            t.add(column: "measuredPower", .double).check(sql: "measuredPower IS NULL OR measuredPower BETWEEN -127 AND 20")
+            t.add(column: "measuredPower", .double).check(sql: "measuredPower IS NULL OR measuredPower BETWEEN -128 AND 127")
             t.add(column: "rssiVariance", .double).check(sql: "rssiVariance IS NULL OR rssiVariance >= 0")
         }
     }
