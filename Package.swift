@@ -45,10 +45,12 @@ let package = Package(
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // libbluetooth, for the raw HCI radio backend.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Radio",
             dependencies: [
-                "BeaconFrames", "DBus",
+                "BeaconFrames", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]

@@ -14,7 +14,7 @@ struct RadioOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        if let adapter, !(adapter.hasPrefix("hci") && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count > 3) {
+        if let adapter, !RadioSelection.isAdapterName(adapter) {
             throw ValidationError("--adapter takes an adapter name such as hci0, not “\(adapter)”.")
         }
     }
