@@ -70,15 +70,20 @@ let package = Package(
             name: "AgentTests",
             dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
         ),
-        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-dbus-bench",
             dependencies: ["DBus", "Radio", "BusTestSupport"],
             path: "Benchmarks/DBusThroughput"
         ),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .executableTarget(
+            name: "nearplay-hci-bench",
+            dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/HCIBenchmark"
+        ),
         .executableTarget(
             name: "nearplay-air-bench",
             dependencies: ["Radio", "BeaconFrames"],
