@@ -15,7 +15,7 @@ import Ranging
 
 func cpuSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
@@ -29,9 +29,11 @@ let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 60
 let fake = FakeController(features: FakeController.extendedFeatures)
 let folder = NSTemporaryDirectory() + "nearplay-hci-bench-\(getpid())"
 let scanner = HCIScanner(controller: fake.controller, options: HCIOptions(stateDirectory: folder, bluetoothdIsRunning: { false }))
-let scan = Task {
+/// What `nearplay scan` runs: the scanner through the proximity pipeline, its updates dropped.
+@Sendable func scanLikeTheCommand(_ scanner: HCIScanner) async throws {
     try await LiveProximity(scanner: scanner, configuration: RangingConfiguration()).run { _ in }
 }
+let scan = Task { try await scanLikeTheCommand(scanner) }
 guard await fake.waitForCommands({ $0.contains(.leSetExtendedScanEnable) }) else {
     FileHandle.standardError.write(Data("the scanner never enabled scanning on the fake controller\n".utf8))
     exit(1)

@@ -13,6 +13,14 @@ public struct ByteReader: Sendable {
         self.baseOffset = baseOffset
     }
 
+    /// Reads `bytes` from `start` on, without copying them; offsets in errors count from the
+    /// start of `bytes`.
+    public init(_ bytes: [UInt8], startingAt start: Int) {
+        self.bytes = bytes
+        self.offset = max(0, min(start, bytes.count))
+        self.baseOffset = 0
+    }
+
     public var remaining: Int { bytes.count - offset }
     public var isAtEnd: Bool { offset >= bytes.count }
 

@@ -47,7 +47,7 @@ extension HCIEvent {
     public static func commandResult(_ bytes: [UInt8]) throws(FrameError) -> HCICommandResult? {
         let start = bytes.first == h4EventPacketType ? 1 : 0
         guard bytes.count > start, bytes[start] == commandCompleteCode || bytes[start] == commandStatusCode else { return nil }
-        var reader = ByteReader(Array(bytes[start...]), baseOffset: start)
+        var reader = ByteReader(bytes, startingAt: start)
         let code = try reader.uint8("HCI event code")
         let parameterLength = Int(try reader.uint8("HCI parameter total length"))
         guard parameterLength == reader.remaining else {

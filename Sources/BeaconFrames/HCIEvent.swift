@@ -70,7 +70,7 @@ public enum HCIEvent {
                 throw .unexpectedValue(what: "first byte", offset: 0, expected: "0x04 (H4 event) or 0x3E (LE Meta event code)", found: "0x" + hexByte(bytes[0]))
             }
         }
-        var reader = ByteReader(Array(bytes[start...]), baseOffset: start)
+        var reader = ByteReader(bytes, startingAt: start)
         let code = try reader.uint8("HCI event code")
         guard code == leMetaEventCode else {
             throw .unexpectedValue(what: "HCI event code", offset: start, expected: "0x3E (LE Meta)", found: "0x" + hexByte(code))

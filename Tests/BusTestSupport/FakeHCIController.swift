@@ -76,12 +76,14 @@ public final class FakeController: @unchecked Sendable {
         }
     }
 
-    /// The controller goes away: its end closes, the backend reads the end of the stream.
+    /// The controller goes away: its end shuts down, the backend reads the end of the stream.
+    /// (The serving thread, woken by the shutdown, closes the descriptor: closing it here, under
+    /// its poll, would keep the socket open until the poll returns.)
     public func unplug() {
         lock.withLock {
             guard !unplugged else { return }
             unplugged = true
-            Glibc.close(device)
+            _ = Glibc.shutdown(device, Int32(SHUT_RDWR))
         }
     }
 

@@ -468,13 +468,23 @@ import Testing
 /// True the first time only.
 final class FirstTime: Sendable {
     private let done = Mutex(false)
-    func check() -> Bool { done.withLock { defer { $0 = true }; return !$0 } }
+    func check() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }
 
 /// Counts the opener's calls.
 final class Opened: Sendable {
     private let calls = Mutex(0)
-    func next() -> Int { calls.withLock { defer { $0 += 1 }; return $0 } }
+    func next() -> Int {
+        calls.withLock { calls in
+            defer { calls += 1 }
+            return calls
+        }
+    }
     var count: Int { calls.withLock { $0 } }
 }
 
@@ -484,3 +494,4 @@ final class EventLog: Sendable {
     func append(_ new: [ProximityEvent]) { events.withLock { $0 += new } }
     var all: [ProximityEvent] { events.withLock { $0 } }
 }
+
