@@ -82,6 +82,15 @@ public struct ByteReader: Sendable {
         return Array(bytes[offset..<offset + count])
     }
 
+    /// A Bluetooth address as HCI carries it: six bytes, least significant first. Reads them in
+    /// place (no array), for the per-report path.
+    public mutating func address(_ what: String) throws(FrameError) -> BluetoothAddress {
+        try require(6, for: what)
+        defer { offset += 6 }
+        return BluetoothAddress(bytes[offset + 5], bytes[offset + 4], bytes[offset + 3],
+                                bytes[offset + 2], bytes[offset + 1], bytes[offset])
+    }
+
     public mutating func skip(_ count: Int, _ what: String) throws(FrameError) {
         try require(count, for: what)
         offset += count

@@ -83,16 +83,27 @@ public struct HCIAdvertisementDecoder: Sendable {
     public mutating func decode(_ event: [UInt8], framing: HCIEvent.Framing = .detect, time: Double,
                                 into advertisements: inout [Advertisement]) throws(FrameError) {
         guard Self.isAdvertisingReport(event, framing: framing) else { return }
-        for report in try HCIEvent.advertisingReports(event, framing: framing) {
-            switch assembler.add(report) {
-            case .complete(let data):
-                advertisements.append(Advertisement(time: time, address: report.address, addressType: report.addressType,
-                                                    rssi: report.rssi, data: data))
-            case .incomplete:
-                continue
-            case .truncated:
-                truncatedReports += 1
+        // All or nothing: a malformed event leaves no advertisement and no fragment behind.
+        let countBefore = advertisements.count
+        let assemblerBefore = assembler
+        let truncatedBefore = truncatedReports
+        do {
+            try HCIEvent.forEachAdvertisingReport(event, framing: framing) { report in
+                switch assembler.add(report) {
+                case .complete(let data):
+                    advertisements.append(Advertisement(time: time, address: report.address, addressType: report.addressType,
+                                                        rssi: report.rssi, data: data))
+                case .incomplete:
+                    break
+                case .truncated:
+                    truncatedReports += 1
+                }
             }
+        } catch {
+            advertisements.removeSubrange(countBefore...)
+            assembler = assemblerBefore
+            truncatedReports = truncatedBefore
+            throw error
         }
     }
 }
