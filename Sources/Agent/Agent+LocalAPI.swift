@@ -60,6 +60,16 @@ extension Agent {
                 return .encoding(try await fromLobby { try await $0.stats(of: player) })
             case .unlocked:
                 return .encoding(try await fromLobby { try await $0.unlocked() })
+            case .locations:
+                return .encoding(await locations.locations())
+            case .tournaments(let location):
+                return .encoding(try await tournaments(at: location))
+            case .join(let tournament):
+                // The lobby admits players it knows to be at the location: tell it now which
+                // locations are in range, rather than wait for the next encounter report.
+                let here = await locations.encounterSightings()
+                if !here.isEmpty { _ = try? await lobby.reportEncounters(here) }
+                return .encoding(try await session.joinAndPlay(tournament: tournament))
             case .events:
                 return .failure(AgentError("events is a stream; the server handles it apart.", code: "badRequest"))
             }
@@ -82,6 +92,28 @@ extension Agent {
         case nil:
             return .encoding(QueuedOperation(queued: true, key: key, operation: operation.summary))
         }
+    }
+
+    /// The locations in range (or the one named), with their tournaments as the lobby lists them now.
+    private func tournaments(at location: Int64?) async throws(AgentError) -> [NearbyLocation] {
+        var found = await locations.locations()
+        if let location {
+            let fresh = try await fromLobby { try await $0.location(location) }
+            await locations.update(fresh)
+            if let index = found.firstIndex(where: { $0.id == location }) {
+                found[index].tournaments = fresh.tournaments
+                return [found[index]]
+            }
+            return [NearbyLocation(id: fresh.id, name: fresh.name, beacon: fresh.beacon.beaconIdentity?.description ?? "", distance: nil,
+                                   zone: "unknown", lastSeen: Date(timeIntervalSince1970: 0), tournaments: fresh.tournaments)]
+        }
+        for index in found.indices {
+            let id = found[index].id
+            let fresh = try await fromLobby { try await $0.location(id) }
+            await locations.update(fresh)
+            found[index].tournaments = fresh.tournaments
+        }
+        return found
     }
 
     /// A read straight from the lobby; when it is away the error says so.

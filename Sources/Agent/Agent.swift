@@ -25,6 +25,7 @@ public final class Agent: Sendable {
     public let resolver: IdentityResolver
     public let outbox: Outbox
     public let nearby: NearbyPlayers
+    public let locations: NearbyLocations
     public let follower: LobbyEventsFollower
     public let session: GameSession
     public let radio: AgentRadio
@@ -58,6 +59,11 @@ public final class Agent: Sendable {
         let outbox = Outbox(store: store, lobby: lobby, events: events)
         self.outbox = outbox
         nearby = NearbyPlayers(resolver: resolver, events: events) { sightings in
+            _ = try? await outbox.enqueue(.encounters(sightings))
+        }
+        var deployment: UUID?
+        if case let .iBeacon(uuid, _, _) = identity.beacon { deployment = UUID(uuidString: uuid.description) }
+        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment) { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }
         let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
@@ -137,8 +143,16 @@ public final class Agent: Sendable {
     func scan() async {
         let pipeline = LiveProximity(scanner: radio.scanner, configuration: RangingConfiguration(rangeInterval: 1))
         do {
-            try await pipeline.run { [nearby] update in
-                let events = nearby.relevant(update.events)
+            try await pipeline.run { [nearby, locations] update in
+                // Location beacons go to the locations; everyone else's to the players.
+                var atLocations: [ProximityEvent] = []
+                var others = update.events
+                if update.events.contains(where: { locations.locationId($0.identity) != nil }) {
+                    atLocations = update.events.filter { locations.locationId($0.identity) != nil }
+                    others = update.events.filter { locations.locationId($0.identity) == nil }
+                }
+                if !atLocations.isEmpty { await locations.handle(atLocations) }
+                let events = nearby.relevant(others)
                 if !events.isEmpty { await nearby.handle(events) }
             }
         } catch is CancellationError {
@@ -161,7 +175,7 @@ public final class Agent: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.encounterReportSeconds))
             if Task.isCancelled { return }
-            let sightings = await nearby.encounterSightings()
+            let sightings = await nearby.encounterSightings() + locations.encounterSightings()
             if !sightings.isEmpty { _ = try? await outbox.enqueue(.encounters(sightings)) }
         }
     }

@@ -32,6 +32,40 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case queued, sent, refused
         case lobbyConnected = "lobby_connected"
         case lobbyDisconnected = "lobby_disconnected"
+        /// A multiplayer location came into range: `location` (its id), `name`, `beacon`,
+        /// distance, zone, and the `tournaments` running there.
+        case location
+        /// A multiplayer location left range.
+        case locationGone = "location_gone"
+        /// A tournament we entered was decided: `tournament`, `winner`.
+        case tournamentFinished = "tournament_finished"
+    }
+
+    /// A tournament running at a location, as the `location` event lists it.
+    public struct RunningTournament: Codable, Sendable, Equatable {
+        public var id: Int64
+        /// `daily`, `weekly` or `monthly`.
+        public var period: String
+        public var endsAt: Date
+
+        public init(id: Int64, period: String, endsAt: Date) {
+            self.id = id
+            self.period = period
+            self.endsAt = endsAt
+        }
+
+        enum CodingKeys: String, CodingKey { case id, period, endsAt = "ends_at" }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(Int64.self, forKey: .id)
+            period = try c.decode(String.self, forKey: .period)
+            endsAt = try AgentEvent.decodeTime(c, .endsAt)
+        }
+
+        var jsonObject: String {
+            "{\"id\":\(id),\"period\":" + JSONText.string(period) + ",\"ends_at\":" + JSONText.string(AgentEvent.timeFormat.format(endsAt)) + "}"
+        }
     }
 
     public var time: Date
@@ -41,7 +75,11 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
     public var beacon: String?
     public var distance: Double?
     public var zone: String?
+    /// The location's id (`location`, `location_gone`).
+    public var location: Int64?
+    public var tournaments: [RunningTournament]?
     public var game: Int64?
+    public var tournament: Int64?
     public var round: Int?
     public var minigame: String?
     public var score: Int?
@@ -53,7 +91,8 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
     public var message: String?
 
     public init(_ kind: Kind, time: Date = Date(), player: String? = nil, name: String? = nil, beacon: String? = nil,
-                distance: Double? = nil, zone: String? = nil, game: Int64? = nil, round: Int? = nil, minigame: String? = nil,
+                distance: Double? = nil, zone: String? = nil, location: Int64? = nil, tournaments: [RunningTournament]? = nil,
+                game: Int64? = nil, tournament: Int64? = nil, round: Int? = nil, minigame: String? = nil,
                 score: Int? = nil, scores: [String: Int]? = nil, winner: String? = nil, response: String? = nil,
                 persistent: Bool? = nil, operation: String? = nil, message: String? = nil) {
         self.time = time
@@ -63,7 +102,10 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         self.beacon = beacon
         self.distance = distance
         self.zone = zone
+        self.location = location
+        self.tournaments = tournaments
         self.game = game
+        self.tournament = tournament
         self.round = round
         self.minigame = minigame
         self.score = score
@@ -76,25 +118,24 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case time = "t", kind = "event", player, name, beacon, distance = "distance_m", zone, game, round, minigame
+        case time = "t", kind = "event", player, name, beacon, distance = "distance_m", zone, location, tournaments, game, tournament, round, minigame
         case score, scores, winner, response, persistent, operation, message
     }
 
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let text = try c.decode(String.self, forKey: .time)
-        guard let time = try? Date(text, strategy: Self.timeFormat) else {
-            throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "not an ISO 8601 time: \(text)")
-        }
-        self.time = time
+        time = try Self.decodeTime(c, .time)
         kind = try c.decode(Kind.self, forKey: .kind)
         player = try c.decodeIfPresent(String.self, forKey: .player)
         name = try c.decodeIfPresent(String.self, forKey: .name)
         beacon = try c.decodeIfPresent(String.self, forKey: .beacon)
         distance = try c.decodeIfPresent(Double.self, forKey: .distance)
         zone = try c.decodeIfPresent(String.self, forKey: .zone)
+        location = try c.decodeIfPresent(Int64.self, forKey: .location)
+        tournaments = try c.decodeIfPresent([RunningTournament].self, forKey: .tournaments)
         game = try c.decodeIfPresent(Int64.self, forKey: .game)
+        tournament = try c.decodeIfPresent(Int64.self, forKey: .tournament)
         round = try c.decodeIfPresent(Int.self, forKey: .round)
         minigame = try c.decodeIfPresent(String.self, forKey: .minigame)
         score = try c.decodeIfPresent(Int.self, forKey: .score)
@@ -108,8 +149,16 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
 
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
+    static func decodeTime<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date {
+        let text = try c.decode(String.self, forKey: key)
+        guard let time = try? Date(text, strategy: Self.timeFormat) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not an ISO 8601 time: \(text)")
+        }
+        return time
+    }
+
     /// The event as one line of JSON with its keys always in the same order (`t`, `event`, then
-    /// who, where, which game, what), as `nearplay events --json` prints it.
+    /// who, where (and what runs there), which game or tournament, what), as `nearplay events --json` prints it.
     public var jsonLine: String {
         var parts = ["\"t\":" + JSONText.string(Self.timeFormat.format(time)), "\"event\":" + JSONText.string(kind.rawValue)]
         func add(_ key: String, _ value: String?) { if let value { parts.append("\"\(key)\":" + value) }
@@ -119,7 +168,10 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         add("beacon", beacon.map(JSONText.string))
         add("distance_m", distance.map { JSONText.fixed($0, 2) })
         add("zone", zone.map(JSONText.string))
+        add("location", location.map { String($0) })
+        add("tournaments", tournaments.map { "[" + $0.map(\.jsonObject).joined(separator: ",") + "]" })
         add("game", game.map { String($0) })
+        add("tournament", tournament.map { String($0) })
         add("round", round.map { String($0) })
         add("minigame", minigame.map(JSONText.string))
         add("score", score.map { String($0) })
@@ -130,6 +182,11 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         add("operation", operation.map(JSONText.string))
         add("message", message.map(JSONText.string))
         return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    /// "game 3", or "tournament 7" for a tournament's round.
+    private var playedIn: String {
+        tournament.map { "tournament \($0)" } ?? "game \(game.map(String.init) ?? "?")"
     }
 
     /// One line of text for people: what happened, with names and distances.
@@ -145,8 +202,8 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case .invitationExpired: return "the invitation to game \(game.map(String.init) ?? "?") expired"
         case .gameStarted: return "game \(game.map(String.init) ?? "?") started" + (message.map { ": \($0)" } ?? "")
         case .gameCancelled: return "game \(game.map(String.init) ?? "?") was cancelled"
-        case .roundStarting: return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(minigame ?? "?") — \(message ?? "")"
-        case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of game \(game.map(String.init) ?? "?"): \(score ?? 0) points"
+        case .roundStarting: return "round \(round ?? 0) of \(playedIn): \(minigame ?? "?") — \(message ?? "")"
+        case .roundPlayed: return "you played round \(round ?? 0) (\(minigame ?? "?")) of \(playedIn): \(score ?? 0) points"
         case .roundFinished:
             let table = (scores ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return "round \(round ?? 0) of game \(game.map(String.init) ?? "?"): \(table)" + (winner.map { ", won by \($0)" } ?? ", no winner")
@@ -158,6 +215,12 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case .refused: return "the lobby refused \(operation ?? "an operation"): \(message ?? "")"
         case .lobbyConnected: return "connected to the lobby"
         case .lobbyDisconnected: return "lost the lobby" + (message.map { ": \($0)" } ?? "")
+        case .location:
+            let running = (tournaments ?? []).map { "\($0.period) tournament \($0.id)" }
+            return "at \(name ?? "a location"), \(distanceText)" + (running.isEmpty ? "" : ": " + running.joined(separator: ", ") + " (`nearplay join ID`)")
+        case .locationGone: return "left \(name ?? "the location")"
+        case .tournamentFinished:
+            return "tournament \(tournament.map(String.init) ?? "?") finished: " + (winner.map { "\($0) won" } ?? "nobody played")
         }
     }
 }

@@ -5,6 +5,7 @@ import Minigames
 
 /// A round as the lobby planned it.
 public struct RoundPlanned: Sendable, Equatable {
+    /// The game, or the tournament, the round belongs to.
     public var game: Int64
     public var round: Int
     public var minigame: String
@@ -46,14 +47,16 @@ public struct RoundReport: Codable, Sendable, Equatable {
 /// score of ours, plays it, and hands the score with its recording to the outgoing queue. Rounds
 /// played are remembered in the store, so a restart never plays (or submits) one twice.
 public actor GameSession {
-    private let store: AgentStore
-    private let lobby: LobbyClient
-    private let outbox: Outbox
-    private let events: AgentEventBus
-    private let username: String
+    let store: AgentStore
+    let lobby: LobbyClient
+    let outbox: Outbox
+    let events: AgentEventBus
+    let username: String
     private let player: any RoundPlaying
-    private let logger: Logger
+    let logger: Logger
     private var playing: Set<Int64> = []
+    /// Tournaments whose rounds are being played.
+    var playingTournaments: Set<Int64> = []
 
     public init(store: AgentStore, lobby: LobbyClient, outbox: Outbox, events: AgentEventBus, username: String,
                 player: any RoundPlaying, logger: Logger = Logger(label: "nearplay.game")) {
@@ -101,21 +104,7 @@ public actor GameSession {
             next = round
         }
         let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
-        let instructions = MinigameCatalog.game(named: next.game).map { "\($0.instructions) (\(Int($0.duration)) s)" }
-        let countdown = player.countdown
-        events.publish(AgentEvent(.roundStarting, game: id, round: next.n, minigame: next.game,
-                                  message: (instructions ?? next.game) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
-        let result: PlayedRound
-        do {
-            if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
-            result = try await player.play(plan)
-        } catch let error as AgentError {
-            throw error
-        } catch is CancellationError {
-            throw AgentError("The round was interrupted; no score.", code: "interrupted")
-        } catch {
-            throw AgentError("The round could not be played: \(error)", code: "sensorFailure")
-        }
+        let result = try await playAnnounced(plan)
         // The score and the note that the round was played are committed together: a crash
         // between them can neither lose the score nor play the round again.
         let key = try await outbox.enqueue(.score(game: id, round: next.n, score: result.score, recording: result.recording),
@@ -137,7 +126,27 @@ public actor GameSession {
         }
     }
 
-    private func played(_ game: Int64, _ round: Int) -> Bool {
+    /// Announces `plan` (a `round_starting` event with the game's instructions), waits out the
+    /// countdown and plays it. `tournament`: the round is one of that tournament's, not a game's.
+    func playAnnounced(_ plan: RoundPlanned, tournament: Int64? = nil) async throws(AgentError) -> PlayedRound {
+        let instructions = MinigameCatalog.game(named: plan.minigame).map { "\($0.instructions) (\(Int($0.duration)) s)" }
+        let countdown = player.countdown
+        events.publish(AgentEvent(.roundStarting, game: tournament == nil ? plan.game : nil, tournament: tournament, round: plan.round,
+                                  minigame: plan.minigame,
+                                  message: (instructions ?? plan.minigame) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
+        do {
+            if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
+            return try await player.play(plan)
+        } catch let error as AgentError {
+            throw error
+        } catch is CancellationError {
+            throw AgentError("The round was interrupted; no score.", code: "interrupted")
+        } catch {
+            throw AgentError("The round could not be played: \(error)", code: "sensorFailure")
+        }
+    }
+
+    func played(_ game: Int64, _ round: Int) -> Bool {
         ((try? store.setting("played:\(game):\(round)")) ?? nil) != nil
     }
 }

@@ -100,6 +100,8 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.unlocked, time: event.at, player: data.player, persistent: data.persistent))
         case "unlockLost":
             events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
+        case "tournamentFinished":
+            events.publish(AgentEvent(.tournamentFinished, time: event.at, tournament: data.tournament, winner: data.winner))
         default:
             logger.debug("ignoring lobby event \(event.kind)")
         }

@@ -16,3 +16,11 @@ extension PlayerBeacon {
         return .iBeacon(uuid: uuid, major: major, minor: minor)
     }
 }
+
+extension EncounterSighting {
+    /// The lobby's form of a sighting of an iBeacon identity; nil for other frames.
+    init?(_ identity: BeaconFrames.BeaconIdentity, distance: Double?, at time: Date) {
+        guard let beacon = PlayerBeacon(identity) else { return nil }
+        self.init(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: distance, at: time)
+    }
+}

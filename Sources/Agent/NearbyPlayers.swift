@@ -123,8 +123,7 @@ public actor NearbyPlayers {
     }
 
     private static func sighting(_ entry: Entry) -> EncounterSighting? {
-        guard let beacon = PlayerBeacon(entry.identity) else { return nil }
-        return EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: entry.distance, at: entry.lastSeen)
+        EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
     }
 
     private func startResolving(_ identity: BeaconFrames.BeaconIdentity) {

@@ -14,6 +14,8 @@ public enum OutgoingOperation: Codable, Sendable {
     /// A round's score with its recording, which the lobby verifies.
     case score(game: Int64, round: Int, score: Int, recording: RoundRecording)
     case block(String)
+    /// A tournament round's score with its recording, which the lobby verifies.
+    case tournamentScore(tournament: Int64, round: Int, score: Int, recording: RoundRecording)
 
     /// The word stored with the row and shown in events.
     public var kind: String {
@@ -23,6 +25,7 @@ public enum OutgoingOperation: Codable, Sendable {
         case .answer(_, let accept): accept ? "accept" : "decline"
         case .score: "score"
         case .block: "block"
+        case .tournamentScore: "tournament score"
         }
     }
 
@@ -33,6 +36,7 @@ public enum OutgoingOperation: Codable, Sendable {
         case .answer(let id, let accept): "\(accept ? "acceptance" : "refusal") of invitation \(id)"
         case .score(let game, let round, let score, _): "score \(score) for round \(round) of game \(game)"
         case .block(let player): "block of \(player)"
+        case .tournamentScore(let tournament, let round, let score, _): "score \(score) for round \(round) of tournament \(tournament)"
         }
     }
 }
@@ -211,6 +215,9 @@ public actor Outbox {
         case .block(let player):
             try await lobby.block(player)
             return Data("{}".utf8)
+        case .tournamentScore(let tournament, let round, let score, let recording):
+            return try encoder.encode(try await lobby.submitTournamentScore(
+                tournament: tournament, round: round, score: score, recording: recording, key: key))
         }
     }
 

@@ -21,8 +21,9 @@ extension LobbyStore {
         }
     }
 
-    /// Records which players the reporter saw. Sightings of other deployments' UUIDs, of unknown or
-    /// deleted players and of the reporter itself are counted as ignored. Times in the future are
+    /// Records which players (and locations, ``recordLocationSighting(_:reporter:_:)``) the reporter
+    /// saw. Sightings of other deployments' UUIDs, of unknown identities or deleted players and of
+    /// the reporter itself are counted as ignored. Times in the future are
     /// taken as now.
     ///
     /// With a `key` (the agent's outbox sends one with every report), a report repeating an earlier
@@ -53,6 +54,10 @@ extension LobbyStore {
             }
             var recorded = 0
             for sighting in sightings where sighting.uuid == deployment {
+                if sighting.major == LocationBeacon.major {
+                    if try self.recordLocationSighting(&context, reporter: reporter, sighting) { recorded += 1 }
+                    continue
+                }
                 guard let seen = try Int64.fetchOne(context.db.cached("""
                     SELECT id FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
                     """), arguments: [sighting.major, sighting.minor]), seen != reporter

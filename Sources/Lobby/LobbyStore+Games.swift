@@ -65,15 +65,29 @@ extension LobbyStore {
 
     /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.
     func applyRewards(_ context: inout WriteContext, participants: [Int64], winner: Int64?) throws {
-        let db = context.db
-        let deleted = Set(try participants.filter { try Query.player(db, id: $0)?.deletedAt != nil })
-        var before: RewardRule.Unlocks<Int64> = [:]
-        for player in participants {
-            let rows = try Query.unlocks(db, owner: player)
-            before[player] = Dictionary(rows.map { ($0.unlockedId, $0.persistent) }, uniquingKeysWith: { $0 || $1 })
-        }
+        let before = try unlocks(context.db, of: participants)
         let after = RewardRule.apply(participants: participants, winner: winner, before: before)
-        for owner in participants where !deleted.contains(owner) {
+        try commitUnlocks(&context, owners: participants, before: before, after: after)
+    }
+
+    /// The stored unlocks of `owners`.
+    func unlocks(_ db: Database, of owners: [Int64]) throws -> RewardRule.Unlocks<Int64> {
+        var unlocks: RewardRule.Unlocks<Int64> = [:]
+        for owner in owners {
+            let rows = try Query.unlocks(db, owner: owner)
+            unlocks[owner] = Dictionary(rows.map { ($0.unlockedId, $0.persistent) }, uniquingKeysWith: { $0 || $1 })
+        }
+        return unlocks
+    }
+
+    /// Stores the owners' unlocks as `after` has them (deleted players neither gain nor are
+    /// gained) and tells each owner what it gained or lost.
+    func commitUnlocks(
+        _ context: inout WriteContext, owners: [Int64], before: RewardRule.Unlocks<Int64>, after: RewardRule.Unlocks<Int64>
+    ) throws {
+        let db = context.db
+        let deleted = Set(try owners.filter { try Query.player(db, id: $0)?.deletedAt != nil })
+        for owner in owners where !deleted.contains(owner) {
             let old = before[owner] ?? [:]
             let new = (after[owner] ?? [:]).filter { !deleted.contains($0.key) && $0.key != owner }
             let names = try names(db, Array(Set(old.keys).union(new.keys)))
@@ -129,13 +143,23 @@ extension LobbyStore {
         }
     }
 
-    /// Draws a new game's rounds: a minigame for each from the enabled ones (no game twice until
-    /// each enabled one has had its turn), and the plan it is played on (its duration and, for
-    /// Quickdraw, the signal time), which the lobby keeps so the client cannot choose it.
+    /// Draws a new game's rounds (``drawMinigames()``) and stores the plan each is played on,
+    /// which the lobby keeps so the client cannot choose it.
     func drawRounds(_ db: Database, gameId: Int64) throws {
+        for (index, drawn) in try drawMinigames().enumerated() {
+            try RoundRecord(gameId: gameId, n: index + 1, minigame: drawn.minigame.name, duration: drawn.plan.duration,
+                            signalTime: drawn.plan.signalTime).insertRow(db)
+        }
+    }
+
+    /// ``LobbyConfiguration/roundsPerGame`` minigames from the enabled ones (no game twice until
+    /// each enabled one has had its turn), each with a plan (its duration and, for Quickdraw, the
+    /// signal time).
+    func drawMinigames() throws -> [(minigame: any Minigame, plan: RoundPlan)] {
         var system = SystemRandomNumberGenerator()
         var deck: [String] = []
-        for n in 1...max(1, configuration.roundsPerGame) {
+        var drawn: [(minigame: any Minigame, plan: RoundPlan)] = []
+        for _ in 1...max(1, configuration.roundsPerGame) {
             if deck.isEmpty { deck = configuration.enabledMinigames.shuffled(using: &system) }
             guard let name = deck.popLast(),
                   let minigame = MinigameCatalog.game(named: name)
@@ -143,10 +167,9 @@ extension LobbyStore {
                 throw LobbyError(.conflict, "noMinigames", "The lobby has no minigame enabled; its configuration is broken.")
             }
             var generator: any RandomNumberGenerator = system
-            let plan = minigame.plan(using: &generator)
-            try RoundRecord(gameId: gameId, n: n, minigame: minigame.name, duration: plan.duration, signalTime: plan.signalTime)
-                .insertRow(db)
+            drawn.append((minigame, minigame.plan(using: &generator)))
         }
+        return drawn
     }
 
     func gameView(_ db: Database, gameId: Int64) throws -> LobbyGame {

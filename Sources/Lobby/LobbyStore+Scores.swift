@@ -18,10 +18,7 @@ extension LobbyStore {
     public func submitScore(
         _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, recording: RoundRecording
     ) async throws -> ScoreReceipt {
-        guard (0...Self.maximumScore).contains(score) else {
-            throw LobbyError.invalid("score", "must be 0…\(Self.maximumScore), got \(score).")
-        }
-        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+        try Self.checkSubmission(score: score, key: key)
         // What to verify against, read without holding the writer: verification is CPU work.
         let check = try await read { db, _ in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) }
         let round: RoundRecord, calibration: SensorCalibration?
@@ -29,7 +26,7 @@ extension LobbyStore {
         case .repeated(let receipt): return receipt
         case .open(let planned, let stored): (round, calibration) = (planned, stored)
         }
-        let verified = try verify(score, recording, round: round, calibration: calibration, game: id)
+        let verified = try verify(score, recording, round: round, calibration: calibration, of: "game \(id)")
         let json = String(decoding: try Self.recordingEncoder.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
@@ -82,14 +79,22 @@ extension LobbyStore {
         return .open(round, try storedCalibration(db, playerId: playerId))
     }
 
+    /// Refuses a claimed score out of range or an idempotency key of the wrong length.
+    static func checkSubmission(score: Int, key: String) throws {
+        guard (0...maximumScore).contains(score) else {
+            throw LobbyError.invalid("score", "must be 0…\(maximumScore), got \(score).")
+        }
+        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+    }
+
     /// The recording with the lobby's calibration and plan, and the score it gives; a `refused`
-    /// error when the claim does not stand.
-    private func verify(
-        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, game id: Int64
+    /// error when the claim does not stand. `what` names the game or tournament in messages.
+    func verify(
+        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, of what: String
     ) throws -> (recording: RoundRecording, score: Int) {
         guard recording.game == round.minigame else {
             throw LobbyError(.refused, "scoreRefused",
-                "The recording is of \(recording.game.debugDescription), but round \(round.n) of game \(id) is \(round.minigame).")
+                "The recording is of \(recording.game.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
         }
         var verified = recording
         verified.calibration = calibration ?? SensorCalibration()
@@ -100,7 +105,7 @@ extension LobbyStore {
             return (verified, score.score)
         } catch {
             let reason = String(describing: error)
-            logger.info("Score refused in round \(round.n) of game \(id): \(reason)")
+            logger.info("Score refused in round \(round.n) of \(what): \(reason)")
             throw LobbyError(.refused, "scoreRefused", reason)
         }
     }

@@ -159,11 +159,11 @@ public struct LobbyClient: Sendable {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 
-    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, as: Response.Type = Response.self) async throws -> Response {
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, as: Response.Type = Response.self) async throws -> Response {
         try await send(method, path, rawBody: nil)
     }
 
-    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: some Encodable) async throws -> Response {
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: some Encodable) async throws -> Response {
         try await send(method, path, rawBody: try Self.encoder.encode(body), contentType: "application/json")
     }
 

@@ -136,7 +136,8 @@ public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
 /// `invitationAnswered` (`game`, `player`: the invitee, `response`), `invitationExpired` (`game`),
 /// `gameStarted` (`game`, `participants`, `rounds`), `gameCancelled` (`game`), `roundFinished`
 /// (`game`, `round`, `scores`, `winner`), `gameFinished` (`game`, `winner`), `unlocked`
-/// (`player`, `persistent`) and `unlockLost` (`player`); kinds added later keep this shape.
+/// (`player`, `persistent`), `unlockLost` (`player`) and `tournamentFinished` (`tournament`,
+/// `winner`); kinds added later keep this shape.
 public struct LobbyEvent: Codable, Sendable, Equatable {
     public struct Details: Codable, Sendable, Equatable {
         public var game: Int64?
@@ -151,6 +152,8 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
         public var participants: [String]?
         /// `gameStarted`: the rounds and the plan each is played on.
         public var rounds: [PlannedRound]?
+        /// `tournamentFinished`: which one (`winner` says who won it).
+        public var tournament: Int64?
     }
 
     /// A round as its game starts: the minigame and the plan to play it on.

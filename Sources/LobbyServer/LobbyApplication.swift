@@ -7,7 +7,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// The lobby as a runnable Hummingbird application: the router, WebSocket upgrades, and the
-/// invitation-expiry sweeper as a service beside the server. Running it (`runService()`) handles
+/// invitation-expiry sweeper and the tournament scheduler as services beside the server. Running it (`runService()`) handles
 /// SIGTERM and SIGINT by draining in-flight requests; close the store after it returns.
 public func buildLobbyApplication(
     store: LobbyStore, host: String, port: Int, logger: Logger,
@@ -18,7 +18,7 @@ public func buildLobbyApplication(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(address: .hostname(host, port: port), serverName: "nearplay-lobby"),
-        services: [ExpirySweeper(store: store, logger: logger)],
+        services: [ExpirySweeper(store: store, logger: logger), TournamentScheduler(store: store, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )

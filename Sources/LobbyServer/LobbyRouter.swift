@@ -32,6 +32,7 @@ public func buildLobbyRouter(store: LobbyStore) -> Router<LobbyRequestContext> {
     addPlayerRoutes(authenticated, store: store)
     addPlayRoutes(authenticated, store: store)
     addEventRoutes(authenticated, store: store)
+    addLocationRoutes(authenticated, store: store)
     return router
 }
 

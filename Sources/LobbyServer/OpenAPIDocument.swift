@@ -7,7 +7,8 @@ info:
   title: Nearplay lobby
   version: "1"
   description: >
-    Accounts, beacon identities, encounters, invitations, games, rewards and events.
+    Accounts, beacon identities, encounters, invitations, games, rewards, events, and
+    multiplayer locations with their tournaments.
     JSON with camelCase keys; dates are ISO 8601. Every route but health, openapi.yaml,
     registration and log-in needs `Authorization: Bearer <token>`. Errors are
     `{"error": {"code": "...", "message": "..."}}` with a 4xx status for client mistakes.
@@ -140,7 +141,7 @@ paths:
         "404": {$ref: "#/components/responses/Error"}
   /v1/encounters:
     post:
-      summary: Report the beacon identities the agent sees (at most 1000 per report).
+      summary: Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
       description: >
         With a `key`, a report repeating an earlier one of yours with the same key records nothing
         and is answered with the first receipt (keys are kept for 7 days).
@@ -235,17 +236,7 @@ paths:
       parameters:
         - {$ref: "#/components/parameters/id"}
         - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [score, key, recording]
-              properties:
-                score: {type: integer, minimum: 0, maximum: 1000}
-                key: {type: string, minLength: 1, maxLength: 128}
-                recording: {$ref: "#/components/schemas/RoundRecording"}
+      requestBody: {$ref: "#/components/requestBodies/ScoreSubmission"}
       responses:
         "201": {description: Recorded; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
         "200": {description: Same key as before; the game., content: {application/json: {schema: {$ref: "#/components/schemas/Game"}}}}
@@ -292,12 +283,110 @@ paths:
         - {name: after, in: query, schema: {type: integer, minimum: 0}}
       responses:
         "101": {description: Switching to WebSocket.}
+  /v1/locations:
+    post:
+      summary: Register a multiplayer location (or re-use the one you registered under this name).
+      description: >
+        A location advertises the deployment's UUID with major 0 (never a player's) and its id as
+        the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time
+        zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string, minLength: 1, maxLength: 64}
+                timeZone: {type: string, description: "IANA time zone, e.g. Europe/Oslo; default UTC."}
+      responses:
+        "201": {description: Registered., content: {application/json: {schema: {$ref: "#/components/schemas/Location"}}}}
+        "200": {description: Your location of that name, re-used., content: {application/json: {schema: {$ref: "#/components/schemas/Location"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/locations/{id}:
+    get:
+      summary: A location and its running tournaments.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: The location., content: {application/json: {schema: {$ref: "#/components/schemas/Location"}}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/locations/{id}/tournaments:
+    get:
+      summary: A location's tournaments, running ones first, then the latest closed (at most 50).
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: Tournaments., content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Tournament"}}}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/tournaments/{id}:
+    get:
+      summary: A tournament with its standings (ties share a rank; the winner is whoever reached the best total first).
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: The tournament., content: {application/json: {schema: {$ref: "#/components/schemas/Tournament"}}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/tournaments/{id}/entries:
+    post:
+      summary: Join a running tournament (joining again answers 200 with your entry).
+      description: >
+        You must be at its location: your agent must have reported the location's beacon (POST
+        /v1/encounters) within the encounter window (10 minutes by default), else 403
+        notNearLocation. The entry's rounds are the tournament's minigames, with a plan drawn for
+        you; play them and submit each score. At the window's end the best total wins, and the
+        winner gains every participant's unlocked players, for good.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "201": {description: Your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
+        "200": {description: Already joined; your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
+        "403": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+  /v1/tournaments/{id}/entries/me:
+    get:
+      summary: Your entry in a tournament.
+      parameters: [{$ref: "#/components/parameters/id"}]
+      responses:
+        "200": {description: Your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/tournaments/{id}/entries/me/rounds/{n}/scores:
+    post:
+      summary: Submit your score for a round of your entry, with its recording (idempotent by key).
+      description: >
+        Verified exactly as a game's round is (see POST /v1/games/{id}/rounds/{n}/scores): your
+        stored calibration, the entry's plan, the round's minigame. Taken only while the tournament runs.
+      parameters:
+        - {$ref: "#/components/parameters/id"}
+        - {name: n, in: path, required: true, schema: {type: integer, minimum: 1}}
+      requestBody: {$ref: "#/components/requestBodies/ScoreSubmission"}
+      responses:
+        "201": {description: Recorded; your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
+        "200": {description: Same key as before; your entry., content: {application/json: {schema: {$ref: "#/components/schemas/TournamentEntry"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "403": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
+        "409": {$ref: "#/components/responses/Error"}
+        "413": {$ref: "#/components/responses/Error"}
+        "422": {description: The recording does not give the claimed score or is not the round's (code scoreRefused)., content: {application/json: {schema: {$ref: "#/components/schemas/ErrorBody"}}}}
 components:
   securitySchemes:
     bearer: {type: http, scheme: bearer}
   parameters:
     username: {name: username, in: path, required: true, schema: {type: string}}
     id: {name: id, in: path, required: true, schema: {type: integer, format: int64}}
+  requestBodies:
+    ScoreSubmission:
+      description: A round's claimed score, an idempotency key, and the recording the lobby verifies it on.
+      required: true
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [score, key, recording]
+            properties:
+              score: {type: integer, minimum: 0, maximum: 1000}
+              key: {type: string, minLength: 1, maxLength: 128}
+              recording: {$ref: "#/components/schemas/RoundRecording"}
   responses:
     Error:
       description: An error.
@@ -401,7 +490,7 @@ components:
       properties:
         cursor: {type: integer}
         at: {type: string, format: date-time}
-        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost]}
+        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished]}
         data:
           type: object
           description: >
@@ -409,6 +498,7 @@ components:
             invitee), response. invitationExpired: game. gameStarted: game, participants, rounds.
             gameCancelled: game. roundFinished: game, round, scores, winner (absent on a tie).
             gameFinished: game, winner (absent on a draw). unlocked: player, persistent. unlockLost: player.
+            tournamentFinished: tournament, winner (absent when no entry played a round).
           properties:
             game: {type: integer}
             player: {type: string}
@@ -417,6 +507,7 @@ components:
             scores: {type: object, additionalProperties: {type: integer}}
             winner: {type: string}
             persistent: {type: boolean}
+            tournament: {type: integer}
             participants: {type: array, items: {type: string}}
             rounds:
               type: array
@@ -428,6 +519,52 @@ components:
                   duration: {type: number}
                   signalTime: {type: number}
     Minigame: {type: string, enum: [screamer, shaker, statue, quickdraw]}
+    Location:
+      type: object
+      properties:
+        id: {type: integer}
+        name: {type: string}
+        owner: {type: string}
+        beacon: {$ref: "#/components/schemas/Beacon"}
+        timeZone: {type: string}
+        createdAt: {type: string, format: date-time}
+        tournaments: {type: array, items: {$ref: "#/components/schemas/Tournament"}}
+    Tournament:
+      type: object
+      properties:
+        id: {type: integer}
+        location: {type: integer}
+        period: {type: string, enum: [daily, weekly, monthly]}
+        state: {type: string, enum: [open, closed]}
+        startsAt: {type: string, format: date-time}
+        endsAt: {type: string, format: date-time}
+        minigames: {type: array, items: {$ref: "#/components/schemas/Minigame"}}
+        entries: {type: integer}
+        winner: {type: string}
+        standings:
+          type: array
+          description: Only when one tournament is asked for; best first.
+          items:
+            type: object
+            properties: {rank: {type: integer}, player: {type: string}, total: {type: integer}, roundsPlayed: {type: integer}}
+    TournamentEntry:
+      type: object
+      properties:
+        tournament: {type: integer}
+        player: {type: string}
+        joinedAt: {type: string, format: date-time}
+        endsAt: {type: string, format: date-time}
+        total: {type: integer}
+        rounds:
+          type: array
+          items:
+            type: object
+            properties:
+              n: {type: integer}
+              game: {$ref: "#/components/schemas/Minigame"}
+              duration: {type: number}
+              signalTime: {type: number}
+              score: {type: integer}
     Calibration:
       type: object
       description: A device's calibration, as Sensors' SensorCalibration encodes it.

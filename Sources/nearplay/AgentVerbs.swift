@@ -37,6 +37,24 @@ struct AgentConnection: ParsableArguments {
     }
 }
 
+extension AgentConnection {
+    /// Unless printing JSON, prints each `round_starting` event that `matches` (the first only,
+    /// with `once`) as the agent announces it, from a thread of its own.
+    func showRoundsStarting(once: Bool, matching matches: @escaping @Sendable (AgentEvent) -> Bool) {
+        guard !json else { return }
+        let client = client
+        Thread.detachNewThread {
+            try? client.events { line in
+                guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
+                      event.kind == .roundStarting, matches(event) else { return true }
+                print("\(event.round.map { "Round \($0), " } ?? "")\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
+                StandardOutput.flush()
+                return !once
+            }
+        }
+    }
+}
+
 /// A generic JSON value, for answers printed as they come.
 struct Anything: Decodable {}
 
@@ -52,16 +70,29 @@ struct StatusCommand: ParsableCommand {
 }
 
 struct NearbyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "nearby", abstract: "Who is near: name, distance, zone, unlocked or not.")
+    static let configuration = CommandConfiguration(
+        commandName: "nearby", abstract: "Who is near (name, distance, zone, unlocked or not), and the multiplayer locations in range.")
     @OptionGroup var agent: AgentConnection
 
+    @Flag(help: "With --json, print the locations in range instead of the players.")
+    var locations = false
+
     func run() throws {
+        if agent.json && locations { return try agent.send(.locations, as: [NearbyLocation].self) { _ in } }
         try agent.send(.nearby, as: [NearbyPlayer].self) { players in
-            guard !players.isEmpty else { return print("Nobody you can play with is near.") }
+            if players.isEmpty { print("Nobody you can play with is near.") }
             for player in players {
                 let distance = player.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
                 let unlocked = player.unlocked.map { $0 ? "unlocked" : "" } ?? ""
                 print("\(pad(player.username, 16))  \(pad(player.name, 24))  \(distance)  \(pad(player.zone, 9))  \(unlocked)")
+            }
+        }
+        guard !agent.json else { return }
+        try agent.send(.locations, as: [NearbyLocation].self) { places in
+            for place in places {
+                let distance = place.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
+                let running = place.tournaments.filter { $0.state == "open" }.count
+                print("\(pad("location \(place.id)", 16))  \(pad(place.name, 24))  \(distance)  \(pad(place.zone, 9))  \(running) tournaments (`nearplay tournaments`)")
             }
         }
     }
@@ -148,19 +179,8 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         // The agent plays the round; show what to do as it starts.
-        if !agent.json {
-            let client = agent.client
-            let game = game
-            Thread.detachNewThread {
-                try? client.events { line in
-                    guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
-                          event.kind == .roundStarting, event.game == game else { return true }
-                    print("\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
-                    StandardOutput.flush()
-                    return false
-                }
-            }
-        }
+        let game = game
+        agent.showRoundsStarting(once: true) { $0.game == game }
         try agent.send(.play(game: game), as: RoundReport.self, timeout: 120) { report in
             print("Round \(report.round) of game \(report.game) (\(report.minigame)): \(report.score) points, submitted.")
         }

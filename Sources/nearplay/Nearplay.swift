@@ -11,14 +11,15 @@ struct Nearplay: AsyncParsableCommand {
             CommandGroup(name: "Player", subcommands: [
                 AgentCommand.self, RegisterCommand.self, LoginCommand.self, StatusCommand.self, NearbyCommand.self,
                 InviteCommand.self, InvitationsCommand.self, AcceptCommand.self, DeclineCommand.self, GamesCommand.self,
-                PlayCommand.self, StatsCommand.self, UnlockedCommand.self, BlockCommand.self, EventsCommand.self,
+                PlayCommand.self, StatsCommand.self, UnlockedCommand.self, BlockCommand.self, TournamentsCommand.self, JoinCommand.self,
+                EventsCommand.self,
             ]),
             CommandGroup(name: "Sensor", subcommands: [SensorsCommand.self, Calibrate.self, PracticeCommand.self]),
             CommandGroup(name: "Radio", subcommands: [
                 AdaptersCommand.self, ScanCommand.self, AdvertiseCommand.self, RecordCommand.self, AirCommand.self,
             ]),
             CommandGroup(name: "Trace", subcommands: [ReplayCommand.self, EvalCommand.self, SimulateCommand.self, DecodeCommand.self]),
-            CommandGroup(name: "Server", subcommands: [LobbyCommand.self]),
+            CommandGroup(name: "Server", subcommands: [LobbyCommand.self, BeaconCommand.self]),
         ]
     )
 }

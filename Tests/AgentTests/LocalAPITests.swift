@@ -7,7 +7,8 @@ import Testing
     @Test func parsesEveryVerbAndRoundTripsItsLine() throws {
         let requests: [AgentRequest] = [.status, .nearby, .invite(players: ["bob", "carol"]), .invitations, .accept(invitation: 3),
                                         .decline(invitation: 4), .games, .play(game: 5), .stats(player: "bob"), .unlocked,
-                                        .block(player: "eve"), .events(), .events(recent: 20)]
+                                        .block(player: "eve"), .locations, .tournaments(), .tournaments(location: 3), .join(tournament: 9),
+                                        .events(), .events(recent: 20)]
         for request in requests { #expect(try AgentRequest(line: request.line) == request) }
     }
 
@@ -25,6 +26,9 @@ import Testing
         ("{\"verb\":\"stats\"}", "player: expected a username"),
         ("{\"verb\":7}", "verb"),
         ("{\"verb\":\"events\",\"recent\":1000}", "recent: expected 0 to 256"),
+        ("{\"verb\":\"join\"}", "tournament: expected a positive whole number"),
+        ("{\"verb\":\"join\",\"tournament\":0}", "tournament: expected a positive whole number"),
+        ("{\"verb\":\"tournaments\",\"location\":-1}", "location: expected a positive whole number"),
     ])
     func refusesMalformedRequestsNamingTheField(line: String, expected: String) {
         #expect {
@@ -189,5 +193,19 @@ final class TemporaryFolder: Sendable {
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)) == event)
         let nearby = AgentEvent(.playerNearby, time: time, player: "bob", name: "Bob", distance: 2.5, zone: "near")
         #expect(nearby.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"player_nearby","player":"bob","name":"Bob","distance_m":2.50,"zone":"near"}"#)
+    }
+
+    @Test func aLocationEventListsItsTournamentsInTheSameOrder() throws {
+        let time = Date(timeIntervalSince1970: 1_790_000_000.25)
+        let ends = Date(timeIntervalSince1970: 1_790_035_200)
+        let event = AgentEvent(.location, time: time, name: "Hall \"A\"", beacon: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/3", distance: 1.234,
+                               zone: "near", location: 3, tournaments: [.init(id: 7, period: "daily", endsAt: ends)])
+        #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"location","name":"Hall \"A\"","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/3","distance_m":1.23,"zone":"near","location":3,"tournaments":[{"id":7,"period":"daily","ends_at":"2026-09-22T00:00:00.000Z"}]}"#)
+        #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)).tournaments == event.tournaments)
+        let played = AgentEvent(.roundPlayed, time: time, tournament: 7, round: 1, minigame: "statue", score: 900)
+        #expect(played.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_played","tournament":7,"round":1,"minigame":"statue","score":900}"#)
+        #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(played.jsonLine.utf8)) == played)
+        #expect(AgentEvent(.tournamentFinished, time: time, tournament: 7, winner: "alice").sentence == "tournament 7 finished: alice won")
+        #expect(played.sentence == "you played round 1 (statue) of tournament 7: 900 points")
     }
 }

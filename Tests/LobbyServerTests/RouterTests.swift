@@ -41,6 +41,26 @@ import Testing
         }
     }
 
+    /// Every `$ref` of the document names a component it defines, so the new routes' schemas are
+    /// there, not only their paths.
+    @Test func openAPIDocumentReferencesOnlyComponentsItDefines() throws {
+        let yaml = OpenAPIDocument.text
+        var defined = Set<String>()
+        var section: String?
+        for line in yaml.split(separator: "\n") {
+            if let match = line.wholeMatch(of: #/  (schemas|parameters|requestBodies|responses|securitySchemes):/#) {
+                section = String(match.1)
+            } else if let section, let match = line.wholeMatch(of: #/    ([A-Za-z]+):.*/#) {
+                defined.insert("#/components/\(section)/\(match.1)")
+            }
+        }
+        let referenced = Set(yaml.matches(of: #/\$ref: "([^"]+)"/#).map { String($0.1) })
+        #expect(referenced.count >= 15)
+        #expect(referenced.isSuperset(of: ["#/components/schemas/Location", "#/components/schemas/Tournament",
+                                            "#/components/schemas/TournamentEntry"]))
+        #expect(referenced.subtracting(defined).isEmpty, "referenced but not defined: \(referenced.subtracting(defined))")
+    }
+
     @Test func badInputGetsA4xxJSONErrorNamingTheProblem() async throws {
         let server = try TestServer()
         try await server.application.test(.router) { client in

@@ -75,7 +75,9 @@ import Testing
         #expect(service["ExecStart"] == ["/usr/local/bin/nearplay beacon --location %i"])
         for (key, value) in Self.hardening { #expect(service[key] == [value], "\(key)") }
         #expect(service["SupplementaryGroups"] == ["bluetooth"])
-        #expect(service["StateDirectory"]?.isEmpty == false)
+        #expect(service["StateDirectory"] == ["nearplay-beacon/%i"], "the location is remembered per instance ($STATE_DIRECTORY)")
+        #expect(service["LoadCredential"]?.first?.hasPrefix("credentials.json:") == true,
+                "the session arrives as $CREDENTIALS_DIRECTORY/credentials.json, which `nearplay beacon` reads")
         #expect(service["RuntimeDirectory"]?.isEmpty == false)
         #expect(unit["Unit"]?["After"]?.first?.contains("bluetooth.service") == true)
     }

@@ -15,12 +15,18 @@ public enum AgentRequest: Sendable, Equatable {
     case stats(player: String)
     case unlocked
     case block(player: String)
+    /// Multiplayer locations in range, with the tournaments they ran when they came into range.
+    case locations
+    /// The running tournaments of a location (`location`), or of every location in range, fresh from the lobby.
+    case tournaments(location: Int64? = nil)
+    /// Joins a tournament at a location in range and plays its rounds on the sensors.
+    case join(tournament: Int64)
     /// The last `recent` events (at most ``AgentEventBus/historyLimit``), then every event from
     /// now on, one per line, until the client hangs up.
     case events(recent: Int = 0)
 
     public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
-                               "stats", "unlocked", "block", "events"]
+                               "stats", "unlocked", "block", "locations", "tournaments", "join", "events"]
 
     private struct Fields: Decodable {
         var verb: String?
@@ -29,6 +35,8 @@ public enum AgentRequest: Sendable, Equatable {
         var game: Int64?
         var player: String?
         var recent: Int?
+        var location: Int64?
+        var tournament: Int64?
     }
 
     /// Parses one request line; the error names the field at fault.
@@ -78,6 +86,12 @@ public enum AgentRequest: Sendable, Equatable {
         case "play": self = .play(game: try identifier("game", fields.game))
         case "stats": self = .stats(player: try player())
         case "block": self = .block(player: try player())
+        case "locations": self = .locations
+        case "tournaments":
+            var location: Int64?
+            if let value = fields.location { location = try identifier("location", value) }
+            self = .tournaments(location: location)
+        case "join": self = .join(tournament: try identifier("tournament", fields.tournament))
         default:
             throw AgentError("verb: \(verb.debugDescription) is not a verb of this agent; one of \(Self.verbs.joined(separator: ", ")).", code: "badRequest")
         }
@@ -100,6 +114,9 @@ public enum AgentRequest: Sendable, Equatable {
         case .stats(let player): return json(["verb": "stats", "player": player])
         case .unlocked: return json(["verb": "unlocked"])
         case .block(let player): return json(["verb": "block", "player": player])
+        case .locations: return json(["verb": "locations"])
+        case .tournaments(let location): return json(location.map { ["verb": "tournaments", "location": $0] } ?? ["verb": "tournaments"])
+        case .join(let tournament): return json(["verb": "join", "tournament": tournament])
         case .events(let recent): return json(recent > 0 ? ["verb": "events", "recent": recent] : ["verb": "events"])
         }
     }

@@ -119,6 +119,7 @@ extension EventData: JSONWritable {
                 json.array(rounds)
             }
             json.member("scores", scores)
+            json.member("tournament", tournament)
             json.member("winner", winner)
         }
     }

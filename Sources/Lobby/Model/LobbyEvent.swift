@@ -11,10 +11,11 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `gameCancelled`: `game`;
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
-    /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`.
+    /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
+    /// - `tournamentFinished` (to each participant): `tournament`, `winner`.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost
+        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished
     }
 
     public var cursor: Int64
@@ -37,11 +38,13 @@ public struct EventData: Codable, Sendable, Equatable {
     public var participants: [String]?
     /// The rounds of a game that starts, with the plan each is played on.
     public var rounds: [PlannedRound]?
+    /// The tournament that finished.
+    public var tournament: Int64?
 
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
-        participants: [String]? = nil, rounds: [PlannedRound]? = nil
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil
     ) {
         self.game = game
         self.player = player
@@ -52,5 +55,6 @@ public struct EventData: Codable, Sendable, Equatable {
         self.persistent = persistent
         self.participants = participants
         self.rounds = rounds
+        self.tournament = tournament
     }
 }

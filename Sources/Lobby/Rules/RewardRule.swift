@@ -14,6 +14,7 @@ public enum RewardRule {
     public static func apply<Player: Hashable>(
         participants: [Player], winner: Player?, before: Unlocks<Player>
     ) -> Unlocks<Player> {
+        if participants.count > 2 { return winnerTakesUnlocks(participants: participants, winner: winner, before: before) }
         var after: Unlocks<Player> = [:]
         for participant in participants { after[participant] = before[participant] ?? [:] }
         if participants.count == 2 {
@@ -30,11 +31,22 @@ public enum RewardRule {
             }
             after[first]?[second] = true
             after[second]?[first] = true
-        } else if participants.count > 2, let winner {
-            for other in participants where other != winner {
-                for (player, _) in before[other] ?? [:] where player != winner {
-                    after[winner]?[player] = true
-                }
+        }
+        return after
+    }
+
+    /// The group game's rule, which is also the rule of a multiplayer location's tournament
+    /// however many took part: the winner gains every other participant's unlocked players, as
+    /// persistent ones; nobody loses anything. No winner, no change.
+    public static func winnerTakesUnlocks<Player: Hashable>(
+        participants: [Player], winner: Player?, before: Unlocks<Player>
+    ) -> Unlocks<Player> {
+        var after: Unlocks<Player> = [:]
+        for participant in participants { after[participant] = before[participant] ?? [:] }
+        guard let winner, participants.contains(winner) else { return after }
+        for other in participants where other != winner {
+            for (player, _) in before[other] ?? [:] where player != winner {
+                after[winner]?[player] = true
             }
         }
         return after

@@ -168,6 +168,7 @@ enum LobbyMigrations {
             }
             try db.create(index: "encounterReport_age", on: "encounterReport", columns: ["createdAt"])
         }
+        migrator.registerMigration("v3-locations-tournaments", migrate: LocationMigration.v3)
         return migrator
     }
 }

@@ -22,9 +22,12 @@ public struct HCIOptions: Sendable {
         if let bluetoothdIsRunning { self.bluetoothdIsRunning = bluetoothdIsRunning }
     }
 
-    /// `$XDG_RUNTIME_DIR/nearplay`, or `/tmp/nearplay-$UID` without one (as the simulated air).
+    /// systemd's `$STATE_DIRECTORY` for a service (kept across restarts, where the runtime folder
+    /// and a private /tmp are not), else `$XDG_RUNTIME_DIR/nearplay`, else `/tmp/nearplay-$UID`
+    /// (as the simulated air).
     public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (SimulatedAir.defaultSocketPath(environment: environment) as NSString).deletingLastPathComponent
+        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty { return String(state) }
+        return (SimulatedAir.defaultSocketPath(environment: environment) as NSString).deletingLastPathComponent
     }
 }
 

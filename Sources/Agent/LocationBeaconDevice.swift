@@ -1,0 +1,131 @@
+import BeaconFrames
+import Foundation
+import LobbyClient
+import Logging
+import Radio
+import ServiceLifecycle
+import UnixSignals
+
+/// The location a beacon device marks, as the lobby registered it; remembered in the device's
+/// state folder so that a restart while the lobby is away still advertises.
+public struct MarkedLocation: Codable, Sendable, Equatable {
+    public var lobby: String
+    public var id: Int64
+    public var name: String
+    public var beacon: PlayerBeacon
+}
+
+/// `nearplay beacon --location NAME`: a stationary device that marks a multiplayer location. It
+/// registers the location with the lobby under the operator's session (or re-uses the one
+/// registered before under that name), then advertises the location's iBeacon identity (the
+/// deployment UUID, major ``LocationBeacon/major``, minor = the location's id) until SIGTERM or
+/// SIGINT, when it withdraws the advertisement and returns. Agents that come near report the
+/// sighting to the lobby, which is what lets their players join the location's tournaments.
+public struct LocationBeaconDevice: Sendable {
+    public let location: MarkedLocation
+    public let advertiser: any Advertiser
+    /// The RSSI expected 1 m from the device, in dBm, as advertised.
+    public var measuredPower: Int8 = -59
+    let logger: Logger
+
+    public init(location: MarkedLocation, advertiser: any Advertiser, logger: Logger = Logger(label: "nearplay.beacon")) {
+        self.location = location
+        self.advertiser = advertiser
+        self.logger = logger
+    }
+
+    /// The file the location is remembered in, inside `stateDirectory`.
+    public static func stateFile(_ stateDirectory: String, name: String) -> String {
+        let safe = name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" ? String($0) : "_" }.joined()
+        return stateDirectory + "/beacon-\(safe).json"
+    }
+
+    /// Registers (or re-uses) the location `name` with the lobby the credentials name and
+    /// remembers it. When the lobby cannot be reached, a device that remembers this location from
+    /// an earlier run (same name, same lobby) advertises it at once rather than wait; one that
+    /// does not tries for about 8 s before it gives up.
+    public static func register(
+        name: String, timeZone: String? = nil, credentials: Credentials, lobbyURL: String? = nil, stateDirectory: String,
+        logger: Logger = Logger(label: "nearplay.beacon")
+    ) async throws(AgentError) -> MarkedLocation {
+        let baseURL = lobbyURL ?? credentials.lobby
+        var lobby = LobbyClient(baseURL: baseURL).authenticated(credentials.token)
+        lobby.timeout = .seconds(5)
+        let file = stateFile(stateDirectory, name: name)
+        let remembered = FileManager.default.contents(atPath: file).flatMap { try? JSONDecoder().decode(MarkedLocation.self, from: $0) }
+            .flatMap { $0.lobby == baseURL && $0.name.lowercased() == name.lowercased() ? $0 : nil }
+        let attempts = remembered == nil ? 6 : 1
+        var backoff = Backoff(first: .milliseconds(250), limit: .seconds(4))
+        for attempt in 1...attempts {
+            do {
+                let registered = try await lobby.registerLocation(name: name, timeZone: timeZone)
+                let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: registered.beacon)
+                try remember(marked, in: stateDirectory, file: file)
+                return marked
+            } catch let error as LobbyClientError where error.status == 401 {
+                throw AgentError("The lobby no longer accepts the stored session of \(credentials.username): run `nearplay login` again.", code: "notLoggedIn")
+            } catch let error as LobbyClientError {
+                throw AgentError("The lobby refused the location \(name): \(error.message)", code: error.code)
+            } catch let error as AgentError {
+                throw error
+            } catch {
+                if attempt < attempts {
+                    try? await backoff.wait()
+                    continue
+                }
+                if let remembered {
+                    logger.notice("the lobby is unreachable (\(error)); advertising location \(remembered.name) (\(remembered.id)) from memory")
+                    return remembered
+                }
+                throw AgentError("Cannot reach the lobby at \(baseURL) (\(error)), and this device has never registered \(name): check the address and that the lobby is up.",
+                                 code: "lobbyUnreachable")
+            }
+        }
+        throw AgentError("Cannot reach the lobby at \(baseURL).", code: "lobbyUnreachable")
+    }
+
+    private static func remember(_ location: MarkedLocation, in directory: String, file: String) throws(AgentError) {
+        try makePrivateDirectory(directory)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(location).write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            throw AgentError("Cannot write \(file): \(error.localizedDescription).", code: "stateUnavailable")
+        }
+    }
+
+    /// What the device broadcasts: the location's iBeacon frame.
+    public var payload: AdvertisingPayload? {
+        guard case let .iBeacon(uuid, major, minor)? = location.beacon.beaconIdentity else { return nil }
+        let frame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower)
+        return AdvertisingPayload(manufacturerData: [CompanyIdentifier.apple.rawValue: frame.manufacturerData])
+    }
+
+    /// Advertises until SIGTERM/SIGINT (or cancellation), then withdraws the advertisement and
+    /// returns; an advertiser failure that waiting cannot fix is thrown.
+    public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        guard let payload else {
+            throw AgentError("The lobby gave location \(location.name) a beacon identity out of range: \(location.beacon).", code: "badResponse")
+        }
+        logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon.beaconIdentity?.description ?? "?")")
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: AdvertisingService(advertiser: advertiser, payload: payload), successTerminationBehavior: .gracefullyShutdownGroup)],
+            logger: logger)
+        configuration.gracefulShutdownSignals = shutdownSignals
+        try await ServiceGroup(configuration: configuration).run()
+        logger.notice("location \(location.name): advertisement withdrawn")
+    }
+}
+
+/// Advertises one payload until graceful shutdown cancels it.
+struct AdvertisingService: Service {
+    let advertiser: any Advertiser
+    let payload: AdvertisingPayload
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown { try await advertiser.advertise(payload) }
+        } catch is CancellationError {}
+    }
+}

@@ -1,0 +1,146 @@
+import BeaconFrames
+import Foundation
+import LobbyClient
+import Logging
+import Ranging
+
+/// A multiplayer location in range, as `nearplay nearby` and `nearplay tournaments` show it.
+public struct NearbyLocation: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var beacon: String
+    public var distance: Double?
+    public var zone: String
+    public var lastSeen: Date
+    /// Its running tournaments, as the lobby last listed them.
+    public var tournaments: [TournamentSummary]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, beacon, distance = "distance_m", zone, lastSeen = "last_seen", tournaments
+    }
+}
+
+/// Turns the proximity pipeline's events about location beacons (the deployment's UUID with
+/// major ``LocationBeacon/major``) into `location` / `location_gone` events: looks each location
+/// up at the lobby when it comes into range, keeps its distance, and hands its sighting to the
+/// encounter reports, which are the proof of presence the lobby asks for before a player joins
+/// one of its tournaments.
+public actor NearbyLocations {
+    private struct Entry {
+        var identity: BeaconFrames.BeaconIdentity
+        var id: Int64
+        var distance: Double?
+        var zone: Zone = .unknown
+        var lastSeen: Date
+        var location: LobbyLocation?
+        var looking = false
+    }
+
+    private let lobby: LobbyClient
+    private let events: AgentEventBus
+    private let deployment: UUID?
+    private let logger: Logger
+    private let onFirstSeen: @Sendable ([EncounterSighting]) async -> Void
+    private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
+    /// Seconds before a location whose lookup failed is asked about again.
+    private let retryAfterFailure: Duration = .seconds(3)
+
+    /// - Parameters:
+    ///   - deployment: the proximity UUID of this deployment (our own beacon's); nil recognises nothing.
+    ///   - onFirstSeen: called with a location's sighting as soon as it is recognised, so the lobby
+    ///     hears of the visit at once.
+    public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, logger: Logger = Logger(label: "nearplay.locations"),
+                onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
+        self.lobby = lobby
+        self.events = events
+        self.deployment = deployment
+        self.logger = logger
+        self.onFirstSeen = onFirstSeen
+    }
+
+    /// The location id `identity` advertises, or nil when it is no location of this deployment.
+    public nonisolated func locationId(_ identity: BeaconFrames.BeaconIdentity) -> Int64? {
+        guard let deployment, let beacon = PlayerBeacon(identity) else { return nil }
+        return LocationBeacon.locationId(of: beacon, deployment: deployment)
+    }
+
+    /// Takes the pipeline's events about location beacons, in order.
+    public func handle(_ proximityEvents: [ProximityEvent]) {
+        let now = Date()
+        for event in proximityEvents {
+            guard let id = locationId(event.identity) else { continue }
+            switch event.kind {
+            case .enter:
+                if entries[event.identity] == nil { entries[event.identity] = Entry(identity: event.identity, id: id, lastSeen: now) }
+                lookUp(event.identity)
+            case .range:
+                guard var entry = entries[event.identity] else { continue }
+                entry.lastSeen = now
+                if let distance = event.distance { entry.distance = distance }
+                if let zone = event.zone { entry.zone = zone }
+                entries[event.identity] = entry
+            case .exit:
+                guard let entry = entries.removeValue(forKey: event.identity), let location = entry.location else { continue }
+                events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: entry.id))
+            }
+        }
+    }
+
+    /// Recognised locations in range, nearest first.
+    public func locations() -> [NearbyLocation] {
+        entries.values.compactMap { entry -> NearbyLocation? in
+            guard let location = entry.location else { return nil }
+            return NearbyLocation(id: entry.id, name: location.name, beacon: entry.identity.description, distance: entry.distance,
+                                  zone: entry.zone.rawValue, lastSeen: entry.lastSeen, tournaments: location.tournaments)
+        }.sorted { ($0.distance ?? .infinity, $0.id) < ($1.distance ?? .infinity, $1.id) }
+    }
+
+    /// Replaces a location's running tournaments with a fresher list from the lobby.
+    public func update(_ location: LobbyLocation) {
+        for (identity, entry) in entries where entry.id == location.id { entries[identity]?.location = location }
+    }
+
+    /// The lobby's form of the locations in range, for an encounter report.
+    public func encounterSightings() -> [EncounterSighting] {
+        entries.values.compactMap { entry in
+            entry.location == nil ? nil : EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        }
+    }
+
+    private func lookUp(_ identity: BeaconFrames.BeaconIdentity) {
+        guard var entry = entries[identity], entry.location == nil, !entry.looking else { return }
+        entry.looking = true
+        entries[identity] = entry
+        let (lobby, id, logger, retry) = (lobby, entry.id, logger, retryAfterFailure)
+        Task {
+            do {
+                self.found(identity, try await lobby.location(id))
+            } catch let error as LobbyClientError where error.status == 404 {
+                logger.info("the beacon \(identity) names location \(id), which the lobby does not know")
+                self.lookedUp(identity)
+            } catch {
+                logger.info("could not look up location \(id): \(error)")
+                self.lookedUp(identity)
+                try? await Task.sleep(for: retry)
+                self.lookUp(identity)
+            }
+        }
+    }
+
+    private func lookedUp(_ identity: BeaconFrames.BeaconIdentity) { entries[identity]?.looking = false }
+
+    private func found(_ identity: BeaconFrames.BeaconIdentity, _ location: LobbyLocation) {
+        guard var entry = entries[identity], entry.location == nil else { return }
+        entry.looking = false
+        entry.location = location
+        entries[identity] = entry
+        let running = location.tournaments.filter { $0.state == "open" }
+            .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period, endsAt: $0.endsAt) }
+        events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,
+                                  zone: entry.zone.rawValue, location: location.id, tournaments: running))
+        if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {
+            let report = onFirstSeen
+            Task { await report([sighting]) }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+extension LobbyStore {
+    /// Registers the location `name` for its owner, or returns the one the owner registered under
+    /// that name before (a beacon device restarting re-uses its location). A name another player
+    /// registered is refused. Its daily, weekly and monthly tournaments start at once.
+    ///
+    /// - Parameter timeZone: an IANA time zone name for its tournament windows; UTC when nil. A
+    ///   re-used location keeps the zone it has unless another one is given.
+    public func registerLocation(_ ownerId: Int64, name: String, timeZone: String? = nil) async throws -> LocationReceipt {
+        let name = try Validation.name(name, field: "name")
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw LobbyError.invalid("timeZone", "\"\(timeZone.prefix(64))\" is not an IANA time zone such as Europe/Oslo or UTC.")
+        }
+        return try await write { context in
+            let db = context.db
+            _ = try self.livePlayer(db, id: ownerId)
+            if let existing = try Row.fetchOne(db.cached("SELECT id, ownerId FROM location WHERE name = ?"), arguments: [name]) {
+                guard existing["ownerId"] == ownerId else {
+                    throw LobbyError(.conflict, "locationNameTaken", "Another player registered a location called \(name): choose another name.")
+                }
+                let id: Int64 = existing["id"]
+                if let timeZone {
+                    try db.execute(sql: "UPDATE location SET timeZone = ? WHERE id = ?", arguments: [timeZone, id])
+                }
+                try self.scheduleTournaments(&context, locationId: id)
+                return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: false)
+            }
+            let count = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location")) ?? 0
+            guard count < LocationBeacon.maximumLocations else {
+                throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
+            }
+            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt) VALUES (?, ?, ?, ?)",
+                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime])
+            let id = db.lastInsertedRowID
+            try self.scheduleTournaments(&context, locationId: id)
+            return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: true)
+        }
+    }
+
+    /// A location with its running tournaments; `notFound` for an unknown id.
+    public func location(_ id: Int64) async throws -> Location {
+        try await settleTournamentsIfDue()
+        return try await read { db, now in try self.locationView(db, id: id, now: now) }
+    }
+
+    /// Records that `reporter` saw the location advertising `sighting`; false when the sighting is
+    /// not of a location of this deployment. Called for each sighting of an encounter report.
+    func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> Bool {
+        guard sighting.uuid == configuration.deploymentUUID, sighting.major == LocationBeacon.major,
+              try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [sighting.minor]) == true
+        else { return false }
+        try context.db.cached("""
+            INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
+            ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
+                distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
+            """).execute(arguments: [reporter, sighting.minor, min(sighting.at, context.now).unixTime, sighting.distance])
+        return true
+    }
+
+    /// Whether `playerId` reported the location's beacon within ``LobbyConfiguration/encounterWindow``
+    /// before `now`: the proof of presence joining a tournament there needs.
+    func isNear(_ db: Database, playerId: Int64, locationId: Int64, now: Date) throws -> Bool {
+        try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM locationSighting WHERE playerId = ? AND locationId = ? AND lastSeenAt >= ?)
+            """), arguments: [playerId, locationId, now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+    }
+
+    func locationView(_ db: Database, id: Int64, now: Date) throws -> Location {
+        guard let row = try Row.fetchOne(db.cached("SELECT id, name, ownerId, timeZone, createdAt FROM location WHERE id = ?"), arguments: [id]) else {
+            throw LobbyError.locationNotFound(id)
+        }
+        let owner: Int64 = row["ownerId"]
+        let tournaments = try Int64.fetchAll(db.cached("""
+            SELECT id FROM tournament WHERE locationId = ? AND state = 'open' AND endsAt > ? ORDER BY endsAt, id
+            """), arguments: [id, now.unixTime])
+        return Location(
+            id: id, name: row["name"], owner: try names(db, [owner])[owner] ?? "",
+            beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id)),
+            timeZone: row["timeZone"], createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
+            tournaments: try tournaments.map { try tournamentSummary(db, id: $0) })
+    }
+}
+
+/// A registered location, and whether this request created it.
+public struct LocationReceipt: Sendable {
+    public var location: Location
+    public var created: Bool
+}
+
+extension LobbyError {
+    static func locationNotFound(_ id: Int64) -> LobbyError {
+        LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
+    }
+}

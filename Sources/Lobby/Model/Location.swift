@@ -1,0 +1,83 @@
+import Foundation
+
+/// A multiplayer location: a stationary device that advertises the location's beacon identity,
+/// where tournaments run. Locations advertise under the deployment's UUID with major
+/// ``LocationBeacon/major`` (0, which no player is ever given) and their id as the minor.
+public struct Location: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    /// The player who registered it (the operator whose session the beacon device runs with).
+    public var owner: String
+    public var beacon: PlayerBeacon
+    /// The IANA time zone its tournament windows follow (days, weeks from Monday, months).
+    public var timeZone: String
+    public var createdAt: Date
+    /// Its tournaments still open for entries, soonest to close first.
+    public var tournaments: [TournamentSummary]
+}
+
+/// Where locations sit in the deployment's beacon identities.
+public enum LocationBeacon {
+    /// Every location advertises this major; players are allocated from major 1 up.
+    public static let major = 0
+    /// Minors are location ids, so at most this many locations.
+    public static let maximumLocations = 65535
+}
+
+/// How often a location's tournaments start over.
+public enum TournamentPeriod: String, Codable, Sendable, CaseIterable {
+    case daily, weekly, monthly
+}
+
+/// Whether a tournament takes entries or has been decided.
+public enum TournamentState: String, Codable, Sendable {
+    case open, closed
+}
+
+/// A tournament; lists leave out its standings.
+public struct TournamentSummary: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var location: Int64
+    public var period: TournamentPeriod
+    public var state: TournamentState
+    public var startsAt: Date
+    /// When entries and scores stop and the best total wins.
+    public var endsAt: Date
+    /// The minigames every entry plays, in order.
+    public var minigames: [String]
+    public var entries: Int
+    /// The winner, once closed (nil when no entry played a round).
+    public var winner: String?
+    /// Entries best first, when one tournament is asked for.
+    public var standings: [TournamentStanding]?
+}
+
+/// One entry's place in a tournament.
+public struct TournamentStanding: Codable, Sendable, Equatable {
+    public var rank: Int
+    public var player: String
+    public var total: Int
+    public var roundsPlayed: Int
+}
+
+/// A player's entry in a tournament: the rounds it plays (the tournament's minigames, with a plan
+/// drawn for this entry) and what it scored so far.
+public struct TournamentEntry: Codable, Sendable, Equatable {
+    public struct Round: Codable, Sendable, Equatable {
+        public var n: Int
+        public var game: String
+        /// Seconds the round lasts.
+        public var duration: Double
+        /// Quickdraw: seconds from the start of the round to the signal, drawn for this entry.
+        public var signalTime: Double?
+        /// The verified score, once submitted.
+        public var score: Int?
+    }
+
+    public var tournament: Int64
+    public var player: String
+    public var joinedAt: Date
+    public var endsAt: Date
+    public var rounds: [Round]
+    public var total: Int
+}

@@ -1,0 +1,27 @@
+import Lobby
+import Logging
+import ServiceLifecycle
+
+/// Starts each location's tournaments as their windows open and closes them as they end, on a
+/// timer beside the server, so a tournament is decided on time even when nobody asks about it.
+/// Requests that touch tournaments settle due ones themselves too, so none is seen running late.
+struct TournamentScheduler: Service {
+    let store: LobbyStore
+    let logger: Logger
+    var interval: Duration = .seconds(15)
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let sweep = try await store.settleTournaments()
+                for outcome in sweep.closed {
+                    logger.info("tournament \(outcome.tournament) at location \(outcome.location) closed: \(outcome.ranked.count) entries, winner \(outcome.winner.map(String.init) ?? "none")")
+                }
+                if sweep.created > 0 { logger.info("\(sweep.created) tournaments started") }
+            } catch {
+                logger.error("Settling tournaments failed: \(error)")
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Agent
+import ArgumentParser
+import Foundation
+
+/// `nearplay beacon --location NAME`: a stationary device that marks a multiplayer location.
+struct BeaconCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacon",
+        abstract: "Mark a multiplayer location: register it with the lobby and advertise its beacon until stopped.",
+        discussion: """
+            Registers the location NAME with the lobby under the session `nearplay login` stored (or re-uses \
+            the location registered before under that name), then advertises the location's iBeacon identity. \
+            Agents that come near show it (with its tournaments) and prove their presence to the lobby, so their \
+            players can join its tournaments. Runs unattended (systemd/nearplay-beacon@.service); SIGTERM or \
+            Ctrl-C withdraws the advertisement and exits 0. The session is read from --credentials, else \
+            $CREDENTIALS_DIRECTORY/credentials.json (systemd's LoadCredential=), else \
+            $XDG_CONFIG_HOME/nearplay/credentials.json; the location is remembered in $STATE_DIRECTORY (systemd's \
+            StateDirectory=), else $XDG_STATE_HOME/nearplay, so a restart while the lobby is away still advertises.
+            """
+    )
+
+    @Option(help: "The location's name, 1 to 64 characters (the lobby's; unique in the deployment).")
+    var location: String
+
+    @Option(help: ArgumentHelp("The IANA time zone its tournaments' days, weeks and months follow, e.g. Europe/Oslo (default: UTC, or what it has).", valueName: "zone"))
+    var timeZone: String?
+
+    @Option(help: ArgumentHelp("The stored session to register with.", valueName: "file"))
+    var credentials: String?
+
+    @Option(help: ArgumentHelp("The lobby's address (default: the one of the session).", valueName: "url"))
+    var lobby: String?
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        let name = location.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(name.count) else { throw ValidationError("--location takes a name of 1 to 64 characters.") }
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw ValidationError("--time-zone takes an IANA time zone such as Europe/Oslo or UTC, not “\(timeZone)”.")
+        }
+    }
+
+    func run() async throws {
+        radio.bootstrapLogging()
+        let device: LocationBeaconDevice
+        do {
+            device = try await prepare()
+        } catch {
+            throw CommandFailure(error.message)
+        }
+        Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon.uuid.uuidString)/\(device.location.beacon.major)/\(device.location.beacon.minor); Ctrl-C stops.\n")
+        do {
+            try await device.run()
+        } catch let error as AgentError {
+            throw CommandFailure(error.message)
+        } catch {
+            throw RadioFailure.report(error)
+        }
+    }
+
+    /// The session, the location registered (or remembered) and the radio to advertise it on.
+    private func prepare() async throws(AgentError) -> LocationBeaconDevice {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = AgentPaths(environment: environment)
+        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
+        let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            ?? paths.credentialsFile
+        let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
+            ?? paths.stateDirectory
+        let session = try Credentials.load(from: credentialsFile)
+        let marked = try await LocationBeaconDevice.register(
+            name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
+            lobbyURL: lobby, stateDirectory: stateDirectory)
+        return LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter))
+    }
+}
