@@ -91,7 +91,7 @@ public final class FakeController: @unchecked Sendable {
     public func stop() { unplug() }
 
     /// Waits until the commands received satisfy `predicate`; false after `timeout`.
-    public func waitForCommands(within timeout: Duration = .seconds(10), _ predicate: ([HCIOpcode]) -> Bool) async -> Bool {
+    public func waitForCommands(within timeout: Duration = .seconds(30), _ predicate: ([HCIOpcode]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             if predicate(opcodes) { return true }

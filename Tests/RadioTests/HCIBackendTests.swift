@@ -94,8 +94,10 @@ import Testing
 
 /// The raw HCI scanner and advertiser against a fake controller on a socketpair.
 @Suite(.serialized) struct HCIBackendTests {
-    /// A folder of its own for the state files, and options that use it.
-    static func options(bluetoothd: Bool = false, timeout: Duration = .seconds(5)) -> (HCIOptions, String) {
+    /// A folder of its own for the state files, and options that use it. The command timeout is
+    /// long: a loaded machine (the whole suite at once) can hold a fake controller's thread back
+    /// for seconds, and only the silent controller's test is about timing out.
+    static func options(bluetoothd: Bool = false, timeout: Duration = .seconds(20)) -> (HCIOptions, String) {
         let folder = NSTemporaryDirectory() + "nearplay-hci-\(UUID().uuidString.prefix(8))"
         return (HCIOptions(commandTimeout: timeout, stateDirectory: folder, bluetoothdIsRunning: { bluetoothd }), folder)
     }
