@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// Options shared by the commands that use the Bluetooth radio.
 struct RadioOptions: ParsableArguments {
-    @Option(help: "Bluetooth adapter to use, e.g. hci1 (see `nearplay adapters`). Default: the first powered one.")
+    @Option(help: "Bluetooth adapter to use, e.g. hci1 (see `nearplay adapters`). Default: the first powered one (hci0 with --backend hci).")
     var adapter: String?
 
     @Flag(name: .shortAndLong, help: "Log more about what the radio does.")

@@ -54,6 +54,7 @@ import Testing
         (["scan", "--backend", "hci", "--hci-scan-interval", "50", "--hci-scan-window", "60"], "--hci-scan-window must be between 2.5 ms and the scan interval"),
         (["scan", "--backend", "hci", "--adapter", "bt0"], "--adapter takes an adapter name such as hci0"),
         (["scan", "--backend", "radio"], "--backend"),
+        (["beacon", "--location", "hall", "--backend", "hci", "--device", "alice"], "--device and --air-socket are for the simulated air"),
     ])
     func refusesOptionsThatCannotWork(arguments: [String], message: String) throws {
         let run = try CLITests.run(arguments)
