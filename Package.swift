@@ -71,7 +71,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
+        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio", "Traces"]),
         .target(
             name: "Agent",
             dependencies: [
@@ -94,7 +94,7 @@ let package = Package(
             path: "Benchmarks/DBusThroughput"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
         .executableTarget(
             name: "nearplay-hci-bench",
             dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
@@ -102,7 +102,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames"],
+            dependencies: ["Radio", "BeaconFrames", "Proximity"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(

@@ -141,7 +141,7 @@ public final class Agent: Sendable {
     // MARK: the services' work
 
     func scan() async {
-        let pipeline = LiveProximity(scanner: radio.scanner, configuration: RangingConfiguration(rangeInterval: 1))
+        let pipeline = LiveProximity(scanner: radio.scanner, configuration: rangingConfiguration())
         do {
             try await pipeline.run { [nearby, locations] update in
                 // Location beacons go to the locations; everyone else's to the players.

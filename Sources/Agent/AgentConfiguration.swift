@@ -168,24 +168,3 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
         return configuration
     }
 }
-
-/// A JSON decoding error as one sentence that names the key path.
-func describe(_ error: any Error) -> String {
-    func path(_ codingPath: [any CodingKey]) -> String {
-        let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "(top level)" : text)
-    }
-    switch error as? DecodingError {
-    case let .typeMismatch(type, context)?:
-        return "\(path(context.codingPath)): expected \(type), \(context.debugDescription.lowercased())"
-    case let .valueNotFound(type, context)?:
-        return "\(path(context.codingPath)): expected \(type), found null."
-    case let .keyNotFound(key, context)?:
-        return "\(path(context.codingPath + [key])): missing."
-    case let .dataCorrupted(context)?:
-        let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        return "\(path(context.codingPath)): \(underlying ?? context.debugDescription)"
-    default:
-        return "\(error)"
-    }
-}

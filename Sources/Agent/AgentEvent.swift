@@ -239,7 +239,7 @@ public final class AgentEventBus: Sendable {
 
     private let state = Mutex(State())
     /// How many past events are kept for late subscribers.
-    public static let historyLimit = 256
+    public static let historyLimit = AgentRequest.recentLimit
 
     public init() {}
 

@@ -90,7 +90,7 @@ struct TerminalTableView: LiveView {
         guard isTick || events.contains(where: { $0.kind != .range }) else { return }
         var lines = [
             pad("beacon", 48) + "  " + pad("address", 17) + "  " + pad("rssi", 4, right: true) + "  "
-                + pad("filt", 6, right: true) + "  " + pad("dist m", 6, right: true) + "  " + pad("zone", 9) + "  "
+                + pad("filt", 6, right: true) + "  " + pad("distance (68 %)", 19, right: true) + "  " + pad("zone", 9) + "  "
                 + pad("seen", 5, right: true),
         ]
         let tracks = tracker.tracks.sorted {
@@ -100,7 +100,7 @@ struct TerminalTableView: LiveView {
             lines.append(pad(track.identity.description, 48) + "  " + pad(track.address.description, 17) + "  "
                 + pad(track.lastRSSI.map(String.init) ?? "-", 4, right: true) + "  "
                 + pad(track.filteredRSSI.map { String(format: "%.1f", $0) } ?? "-", 6, right: true) + "  "
-                + pad(track.distance.map { String(format: "%.2f", $0) } ?? "-", 6, right: true) + "  "
+                + pad(distanceText(track.distance, track.distanceInterval), 19, right: true) + "  "
                 + pad(track.zone.rawValue, 9) + "  "
                 + pad(String(format: "%.0fs", max(0, now - track.lastSeen)), 5, right: true))
         }

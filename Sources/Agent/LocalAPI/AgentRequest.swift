@@ -21,9 +21,12 @@ public enum AgentRequest: Sendable, Equatable {
     case tournaments(location: Int64? = nil)
     /// Joins a tournament at a location in range and plays its rounds on the sensors.
     case join(tournament: Int64)
-    /// The last `recent` events (at most ``AgentEventBus/historyLimit``), then every event from
+    /// The last `recent` events (at most ``recentLimit``), then every event from
     /// now on, one per line, until the client hangs up.
     case events(recent: Int = 0)
+
+    /// How many past events `events` can ask for; the agent's event bus keeps that many.
+    public static let recentLimit = 256
 
     public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
                                "stats", "unlocked", "block", "locations", "tournaments", "join", "events"]
@@ -71,8 +74,8 @@ public enum AgentRequest: Sendable, Equatable {
         case "games": self = .games
         case "unlocked": self = .unlocked
         case "events":
-            guard (0...AgentEventBus.historyLimit).contains(fields.recent ?? 0) else {
-                throw AgentError("recent: expected 0 to \(AgentEventBus.historyLimit) past events.", code: "badRequest")
+            guard (0...Self.recentLimit).contains(fields.recent ?? 0) else {
+                throw AgentError("recent: expected 0 to \(Self.recentLimit) past events.", code: "badRequest")
             }
             self = .events(recent: fields.recent ?? 0)
         case "invite":
