@@ -44,8 +44,15 @@ import Testing
     }
 }
 
-/// `--backend hci` as people type it, on this machine.
-@Suite struct HCIBackendOptionTests {
+/// `--backend hci` as people type it, on this machine. One command at a time, each waited for on
+/// a thread of its own: the test pool's two threads stay free for the tests that need them.
+@Suite(.serialized) struct HCIBackendOptionTests {
+    static func run(_ arguments: [String]) async throws -> CLITests.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try CLITests.run(arguments) }) }.start()
+        }
+    }
+
     /// Options of another backend, or out of range, are refused before anything is opened.
     @Test(arguments: [
         (["scan", "--backend", "hci", "--device", "alice"], "--device and --air-socket are for the simulated air"),
@@ -56,8 +63,8 @@ import Testing
         (["scan", "--backend", "radio"], "--backend"),
         (["beacon", "--location", "hall", "--backend", "hci", "--device", "alice"], "--device and --air-socket are for the simulated air"),
     ])
-    func refusesOptionsThatCannotWork(arguments: [String], message: String) throws {
-        let run = try CLITests.run(arguments)
+    func refusesOptionsThatCannotWork(arguments: [String], message: String) async throws {
+        let run = try await Self.run(arguments)
         #expect(run.status == 64, "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
     }
@@ -71,8 +78,8 @@ import Testing
     /// Without Bluetooth in the kernel (these test machines), the hci backend says so and exits
     /// with EX_UNAVAILABLE instead of waiting for an adapter that cannot appear.
     @Test(.enabled(if: kernelHasNoBluetooth), arguments: [["scan", "--backend", "hci"], ["record", "-", "--backend", "hci", "--adapter", "hci1"]])
-    func saysWhenTheKernelHasNoBluetooth(arguments: [String]) throws {
-        let run = try CLITests.run(arguments)
+    func saysWhenTheKernelHasNoBluetooth(arguments: [String]) async throws {
+        let run = try await Self.run(arguments)
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("This kernel has no Bluetooth support"), "\(run.stderr)")
     }
