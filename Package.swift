@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "nearplay-lobby", targets: ["NearplayLobby"]),
         .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
         .executable(name: "nearplay-agent-bench", targets: ["nearplay-agent-bench"]),
+        .executable(name: "nearplay-stats-bench", targets: ["nearplay-stats-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -185,6 +186,11 @@ let package = Package(
             ],
             path: "Sources/nearplay-lobby",
             linkerSettings: deviceBinary
+        ),
+        .executableTarget(
+            name: "nearplay-stats-bench",
+            dependencies: ["Lobby", "Minigames", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/StatsBenchmark"
         ),
         .executableTarget(
             name: "NearplayBenchmarks",

@@ -122,6 +122,14 @@ public final class Agent: Sendable {
                 logger.notice("could not store this device's sensor calibration at the lobby (\(error)); rounds may be refused until it is")
             }
         }
+        Task { [lobby, logger] in
+            // Days, weeks and boards are counted in the player's zone: the device's.
+            do {
+                _ = try await lobby.updateSettings(timeZone: TimeZone.current.identifier)
+            } catch {
+                logger.info("could not tell the lobby this device's time zone (\(error)); it counts your days in UTC until it can")
+            }
+        }
         logger.notice("agent running as \(identity.username) (\(identity.beacon)) on \(radio.description); local API on \(socketPath)")
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: QueueService(outbox: outbox, logger: logger)),

@@ -33,6 +33,7 @@ public func buildLobbyRouter(store: LobbyStore) -> Router<LobbyRequestContext> {
     addPlayRoutes(authenticated, store: store)
     addEventRoutes(authenticated, store: store)
     addLocationRoutes(authenticated, store: store)
+    addStatisticsRoutes(authenticated, store: store)
     return router
 }
 

@@ -13,6 +13,9 @@ public enum AgentRequest: Sendable, Equatable {
     /// Plays this player's next round of a game on the sensors and submits it.
     case play(game: Int64)
     case stats(player: String)
+    /// A page of a board: `day`, `week`, `month`, `all` or `league`.
+    case leaderboard(board: String, date: String? = nil, offset: Int = 0, limit: Int = 20)
+    case achievements
     case unlocked
     case block(player: String)
     /// Multiplayer locations in range, with the tournaments they ran when they came into range.
@@ -29,7 +32,7 @@ public enum AgentRequest: Sendable, Equatable {
     public static let recentLimit = 256
 
     public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
-                               "stats", "unlocked", "block", "locations", "tournaments", "join", "events"]
+                               "stats", "leaderboard", "achievements", "unlocked", "block", "locations", "tournaments", "join", "events"]
 
     private struct Fields: Decodable {
         var verb: String?
@@ -38,6 +41,10 @@ public enum AgentRequest: Sendable, Equatable {
         var game: Int64?
         var player: String?
         var recent: Int?
+        var board: String?
+        var date: String?
+        var offset: Int?
+        var limit: Int?
         var location: Int64?
         var tournament: Int64?
     }
@@ -73,6 +80,14 @@ public enum AgentRequest: Sendable, Equatable {
         case "invitations": self = .invitations
         case "games": self = .games
         case "unlocked": self = .unlocked
+        case "achievements": self = .achievements
+        case "leaderboard":
+            guard let board = fields.board, (1...64).contains(board.count) else {
+                throw AgentError("board: expected day, week, month, all or league.", code: "badRequest")
+            }
+            guard (0...).contains(fields.offset ?? 0) else { throw AgentError("offset: expected 0 or more.", code: "badRequest") }
+            guard (1...100).contains(fields.limit ?? 20) else { throw AgentError("limit: expected 1 to 100 entries.", code: "badRequest") }
+            self = .leaderboard(board: board, date: fields.date, offset: fields.offset ?? 0, limit: fields.limit ?? 20)
         case "events":
             guard (0...Self.recentLimit).contains(fields.recent ?? 0) else {
                 throw AgentError("recent: expected 0 to \(Self.recentLimit) past events.", code: "badRequest")
@@ -115,6 +130,11 @@ public enum AgentRequest: Sendable, Equatable {
         case .games: return json(["verb": "games"])
         case .play(let game): return json(["verb": "play", "game": game])
         case .stats(let player): return json(["verb": "stats", "player": player])
+        case .leaderboard(let board, let date, let offset, let limit):
+            var object: [String: Any] = ["verb": "leaderboard", "board": board, "offset": offset, "limit": limit]
+            if let date { object["date"] = date }
+            return json(object)
+        case .achievements: return json(["verb": "achievements"])
         case .unlocked: return json(["verb": "unlocked"])
         case .block(let player): return json(["verb": "block", "player": player])
         case .locations: return json(["verb": "locations"])
