@@ -62,10 +62,12 @@ let package = Package(
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // libbluetooth, for the raw HCI radio backend.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Radio",
             dependencies: [
-                "BeaconFrames", "DBus",
+                "BeaconFrames", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -85,15 +87,20 @@ let package = Package(
             name: "AgentTests",
             dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
         ),
-        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-dbus-bench",
             dependencies: ["DBus", "Radio", "BusTestSupport"],
             path: "Benchmarks/DBusThroughput"
         ),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
+        .executableTarget(
+            name: "nearplay-hci-bench",
+            dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/HCIBenchmark"
+        ),
         .executableTarget(
             name: "nearplay-air-bench",
             dependencies: ["Radio", "BeaconFrames", "Proximity"],

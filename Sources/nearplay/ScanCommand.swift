@@ -9,7 +9,7 @@ import Traces
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Scan for beacons nearby through BlueZ (or the simulated air) and show them live.",
+        abstract: "Scan for beacons nearby through BlueZ (or raw HCI, or the simulated air) and show them live.",
         discussion: """
         On a terminal, a table of the beacons in range refreshed in place: identity, address, RSSI, \
         filtered RSSI, distance, zone and seconds since last seen. With --json, the proximity events \
@@ -21,20 +21,24 @@ struct ScanCommand: AsyncParsableCommand {
     var json = false
 
     // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
-    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ only, the simulated air hears down to -100).")
+    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ and hci, the simulated air hears down to -100).")
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var backend: BackendOptions
+    @OptionGroup var hci: HCIScanOptions
     @OptionGroup var ranging: RangingOptions
 
     func validate() throws {
         guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
+        if let problem = backend.selection(adapter: radio.adapter, hciScan: hci.settings).problem(name: BackendOptions.optionName) {
+            throw ValidationError(problem)
+        }
     }
 
     func run() async throws {
         radio.bootstrapLogging()
-        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold)
+        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
         let view: any LiveView = if json {
             JSONEventView()
         } else if isatty(STDOUT_FILENO) == 1 {
