@@ -8,18 +8,26 @@ struct EncounterRecord: FetchableRecord, PersistableRecord {
     var seenId: Int64
     var lastSeenAt: Date
     var distance: Double?
+    /// Two-way ranging: the observer's filtered RSSI of the player seen, the measured power that
+    /// player advertised and the reading's variance (dB²), when the report carried them.
+    var rssi: Double?
+    var measuredPower: Double?
+    var rssiVariance: Double?
 }
 
 extension EncounterRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "observerId, seenId, lastSeenAt, distance"
+    static let columns = "observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance"
 
     init(row: Row) throws {
         observerId = row[0]
         seenId = row[1]
         lastSeenAt = try row.requiredDate(atIndex: 2, "lastSeenAt")
         distance = row[3]
+        rssi = row[4]
+        measuredPower = row[5]
+        rssiVariance = row[6]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -27,5 +35,8 @@ extension EncounterRecord {
         container["seenId"] = seenId
         container["lastSeenAt"] = lastSeenAt.unixTime
         container["distance"] = distance
+        container["rssi"] = rssi
+        container["measuredPower"] = measuredPower
+        container["rssiVariance"] = rssiVariance
     }
 }
