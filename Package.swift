@@ -192,6 +192,14 @@ let package = Package(
             linkerSettings: deviceBinary
         ),
         .executableTarget(
+            name: "nearplay-lobby-soak",
+            dependencies: [
+                "Lobby", "LobbyClient", "Minigames",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/LobbySoak"
+        ),
+        .executableTarget(
             name: "NearplayBenchmarks",
             dependencies: ["BeaconFrames", "Ranging"],
             path: "Benchmarks/PathBenchmark"

@@ -49,7 +49,11 @@ let feedingDevice = Mutex<DBusObjectPath>(device)
 let manager = BlueZManager(busAddress: bus.address)
 let scanner = BlueZScanner(manager: manager)
 let advertiser = BlueZAdvertiser(manager: manager)
-let scanning = Task { try await scanner.scan { _ in received.add(1, ordering: .relaxed) } }
+/// Scans in a task of its own, counting what arrives.
+func startScanning(_ scanner: BlueZScanner) -> Task<Void, any Error> {
+    Task { try await scanner.scan { _ in received.add(1, ordering: .relaxed) } }
+}
+let scanning = startScanning(scanner)
 let advertising = Task { try await advertiser.advertise(AdvertisingPayload(manufacturerData: [apple: ours.manufacturerData])) }
 // The controller hears the device 20 times a second, while bluetoothd is there to tell.
 let feeding = Task {
@@ -60,7 +64,11 @@ let feeding = Task {
 }
 
 let warmup = ContinuousClock.now
-guard await timeUntil(from: warmup, { received.load(ordering: .relaxed) > 0 && (try? await mock.registeredAdvertisement()) != nil }) != nil else {
+let started = await timeUntil(from: warmup) {
+    guard received.load(ordering: .relaxed) > 0 else { return false }
+    return (try? await mock.registeredAdvertisement()) != nil
+}
+guard started != nil else {
     print("bluez-soak: scanning and advertising did not start against the mock")
     exit(1)
 }

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import Prometheus
 import Radio

@@ -63,10 +63,12 @@ public final class LobbyMetrics: Sendable {
 struct MetricsMiddleware: RouterMiddleware {
     typealias Context = LobbyRequestContext
     let metrics: LobbyMetrics
+    static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let method = request.method.rawValue
+        // Any token is a method to HTTP: unknown ones share one label, so a client cannot make series without end.
+        let method = Self.knownMethods.contains(request.method) ? request.method.rawValue : "other"
         do {
             let response = try await next(request, context)
             metrics.request(route: route(context), method: method, status: response.status.code, duration: .now - started)
@@ -79,7 +81,8 @@ struct MetricsMiddleware: RouterMiddleware {
     }
 
     private func route(_ context: Context) -> String {
-        guard let path = context.endpointPath else { return "unmatched" }
+        // Hummingbird names the not-found responder's path "NotFound".
+        guard let path = context.endpointPath, path.hasPrefix("/") else { return "unmatched" }
         return path.replacingOccurrences(of: #":([A-Za-z]+)"#, with: "{$1}", options: .regularExpression)
     }
 }

@@ -33,8 +33,8 @@ struct LobbyServe: AsyncParsableCommand {
     var bcryptCost: UInt8 = 12
 
     @Option(help: ArgumentHelp(
-        "Throttle sign-ins and registrations per account and per client address (429 with Retry-After); \
-        off only for tests and benchmarks that register many players from one address.",
+        "Throttle sign-ins and registrations per account and per client address (429 with Retry-After); "
+            + "off only for tests and benchmarks that register many players from one address.",
         valueName: "on|off"))
     var signInThrottle: Switch = .on
 

@@ -15,13 +15,15 @@ import Testing
             let alice = try await client.player("alice")
             let bob = try await client.player("bob")
             let mallory = try await client.player("mallory")
+            let carol = try await client.player("carol")
             try await client.see(alice.token, (bob.major, bob.minor))
+            try await client.see(alice.token, (carol.major, carol.minor))
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
             #expect(try await client.call(.put, "/v1/players/me/photo", token: alice.token, bytes: png).status == .ok)
             let played = try await client.call(.post, "/v1/invitations", token: alice.token, json: #"{"invitees":["bob"]}"#)
             let game = try #require(played.body["id"] as? Int)
             #expect(try await client.call(.post, "/v1/invitations/\(game)/accept", token: bob.token).status == .ok)
-            let pending = try await client.call(.post, "/v1/invitations", token: alice.token, json: #"{"invitees":["bob"]}"#)
+            let pending = try await client.call(.post, "/v1/invitations", token: alice.token, json: #"{"invitees":["carol"]}"#)
             let invitation = try #require(pending.body["id"] as? Int)
             let hall = try await client.call(.post, "/v1/locations", token: alice.token, json: #"{"name":"Hall"}"#)
             let location = try #require(hall.body["id"] as? Int)
@@ -40,7 +42,9 @@ import Testing
                 (.get, "/v1/players/alice/stats", nil, .forbidden),
                 (.post, "/v1/tournaments/\(tournament)/entries", nil, .forbidden),
                 (.get, "/v1/tournaments/\(tournament)/entries/me", nil, .notFound),
-                (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .notFound),
+                (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .forbidden),
+                // Inviting someone mallory has not met: refused, naming why.
+                (.post, "/v1/invitations", #"{"invitees":["alice"]}"#, .conflict),
                 (.post, "/v1/locations", #"{"name":"Hall"}"#, .conflict),
                 // What any player may see of others: a public profile, a photo, a location and its
                 // tournaments (nothing private, checked below).
@@ -78,9 +82,11 @@ import Testing
             #expect((answers["GET /v1/games"]?.raw as? [Any])?.isEmpty == true)
             #expect((answers["GET /v1/events?after=0"]?.body["events"] as? [Any])?.isEmpty == true)
             #expect(answers["GET /v1/players/me"]?.body["username"] as? String == "mallory")
-            // And nothing of theirs changed: bob's invitation is still open, his entry unscored.
-            let bobsInvitations = try await client.call(.get, "/v1/invitations", token: bob.token)
-            #expect((bobsInvitations.raw as? [[String: Any]])?.contains { $0["id"] as? Int == invitation } == true)
+            #expect(errorCode(answers["POST /v1/invitations"]?.body ?? [:]) == "nobodyInvitable")
+            // And nothing of theirs changed: carol's invitation is still open, bob's entry unscored.
+            let carolsInvitations = try await client.call(.get, "/v1/invitations", token: carol.token)
+            #expect((carolsInvitations.raw as? [[String: Any]])?.contains { $0["id"] as? Int == invitation && $0["state"] as? String == "pending" } == true,
+                    "\(carolsInvitations.raw ?? "")")
             let entry = try await client.call(.get, "/v1/tournaments/\(tournament)/entries/me", token: bob.token)
             #expect(entry.status == .ok && entry.body["total"] as? Int == 0, "\(entry.body)")
             #expect(try await client.call(.get, "/v1/players/me", token: alice.token).body["firstName"] as? String == "F")
@@ -106,7 +112,7 @@ import Testing
         let bare = path.split(separator: "?").first.map(String.init) ?? path
         return bare.split(separator: "/", omittingEmptySubsequences: false).enumerated().map { index, part in
             let previous = index > 0 ? bare.split(separator: "/", omittingEmptySubsequences: false)[index - 1] : ""
-            if part.hasPrefix(":") || Int(part) != nil || UUID(uuidString: String(part)) != nil { return "*" }
+            if part.hasPrefix(":") || part.hasPrefix("{") || Int(part) != nil || UUID(uuidString: String(part)) != nil { return "*" }
             if ["players", "blocks"].contains(previous) && !["me"].contains(part) { return "*" }
             return String(part)
         }.joined(separator: "/").replacingOccurrences(of: "//", with: "/")
