@@ -236,14 +236,15 @@ private struct ScanRun {
         var advertisements: [Advertisement] = []
         for device in known {
             devices[device.path] = device
-            if let advertisement = await advertisement(from: device.path) { advertisements.append(advertisement) }
+            if let advertisement = await advertisement(from: device.path, heard: false) { advertisements.append(advertisement) }
         }
         return advertisements
     }
 
     /// The advertisement a device's current properties describe, when it is on our adapter and
-    /// passes our own filter.
-    private mutating func advertisement(from path: DBusObjectPath) async -> Advertisement? {
+    /// passes our own filter. `heard`: false for what bluetoothd already knew when discovery
+    /// started (not a reception: the stall watch does not count it).
+    private mutating func advertisement(from path: DBusObjectPath, heard: Bool = true) async -> Advertisement? {
         if devices[path] == nil { devices[path] = await manager.device(at: path) }
         guard let discoveringOn, let device = devices[path],
               device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
@@ -253,7 +254,7 @@ private struct ScanRun {
             logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
             devices[path]?.problems.removeAll()
         }
-        activity?.advertisement()
+        if heard { activity?.advertisement() }
         return Advertisement(time: start.duration(to: .now).inSeconds, address: address, addressType: device.addressType,
                              rssi: rssi, data: devices[path]!.advertisingData)
     }
