@@ -43,6 +43,9 @@ struct AgentSoak {
             try await restart()
             let second = try await playRounds(game, [bob])
             reported["bob"] = second["bob"]
+            // Bob's scores are in before the lobby goes: else Alice's queued invitation would reach
+            // a game still open and be refused (an answer, not a loss, but not what this counts).
+            #expect(await eventually(timeout: 60) { ((try? await bob.status())?.queued ?? 1) == 0 }, "bob's queue did not empty")
             // Offline: the lobby goes away; Alice plays her last two rounds and invites Bob to
             // the next game, all into her queue; her agent is killed and started again.
             try await blocking { lobby.stop() }
@@ -62,8 +65,10 @@ struct AgentSoak {
             // What the lobby holds of what Alice's queue accepted: her three scores, and one
             // invitation to the next game.
             let final = try await alice.player.client.game(game)
-            for round in final.rounds {
-                if round.scores["alice"] != reported["alice"]?[round.n] { lost += 1 }
+            for round in final.rounds where round.scores["alice"] != reported["alice"]?[round.n] {
+                lost += 1
+                print("agent-soak: game \(game) round \(round.n): alice's agent reported \(reported["alice"]?[round.n].map(String.init) ?? "nothing"), "
+                      + "the lobby holds \(round.scores["alice"].map(String.init) ?? "nothing")")
             }
             let next = try await bob.player.client.invitations().filter { $0.inviter == "alice" && $0.state == "pending" }
             if next.isEmpty { lost += 1 }
