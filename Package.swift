@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "nearplay-lobby", targets: ["NearplayLobby"]),
         .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
         .executable(name: "nearplay-agent-bench", targets: ["nearplay-agent-bench"]),
+        .executable(name: "nearplay-stats-bench", targets: ["nearplay-stats-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -64,15 +65,17 @@ let package = Package(
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // libbluetooth, for the raw HCI radio backend.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Radio",
             dependencies: [
-                "BeaconFrames", "DBus",
+                "BeaconFrames", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
+        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio", "Traces"]),
         .target(
             name: "Agent",
             dependencies: [
@@ -88,7 +91,7 @@ let package = Package(
             name: "AgentTests",
             dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
         ),
-        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-dbus-bench",
@@ -100,11 +103,16 @@ let package = Package(
             dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"],
             path: "Benchmarks/BlueZSoak"
         ),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "BusTestSupport"]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
+        .executableTarget(
+            name: "nearplay-hci-bench",
+            dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/HCIBenchmark"
+        ),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames"],
+            dependencies: ["Radio", "BeaconFrames", "Proximity"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(
@@ -198,6 +206,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/LobbySoak"
+        ),
+        .executableTarget(
+            name: "nearplay-stats-bench",
+            dependencies: ["Lobby", "Minigames", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/StatsBenchmark"
         ),
         .executableTarget(
             name: "NearplayBenchmarks",

@@ -1,4 +1,5 @@
--- wrk script for Benchmarks/lobby-load: the 60/20/10/10 request mix over a seeded plan
+-- wrk script for Benchmarks/lobby-load: the request mix over a seeded plan, in 20 slots: 55 % beacon
+-- resolution, 10 % invitations, 10 % answers, 10 % score submissions, 5 % statistics, 10 % board pages
 -- (`nearplay lobby seed`, a text file named by $PLAN). Each thread takes every THREADS-th item of
 -- each plan list, so no two requests use the same invitation, answer or score, and every request
 -- is valid: any non-2xx answer is an error of the server.
@@ -45,19 +46,28 @@ local function auth(player)
   return { ["Authorization"] = "Bearer " .. plan.tokens[tonumber(player)], ["Content-Type"] = "application/json" }
 end
 
+local boards = { "day", "week", "month", "all", "league" }
+
 function request()
   counter = counter + 1
-  local slot = counter % 10
-  if slot < 6 then
+  local slot = counter % 20
+  if slot >= 18 then
+    -- Board reads: a random board, mostly the first page, one in four at a random depth.
+    local offset = 0
+    if math.random(4) == 1 then offset = math.random(0, 20000) end
+    return wrk.format("GET", "/v1/leaderboards/" .. boards[math.random(#boards)] .. "?offset=" .. offset .. "&limit=20",
+      auth(math.random(#plan.tokens)))
+  end
+  if slot < 11 then
     local viewer = math.random(#plan.tokens)
     return wrk.format("GET", "/v1/beacons/" .. plan.beacons[math.random(#plan.beacons)], auth(viewer))
-  elseif slot == 6 then
+  elseif slot < 13 then
     local item = take("invites")
     return wrk.format("POST", "/v1/invitations", auth(item[1]), '{"invitees":["' .. plan.usernames[tonumber(item[2])] .. '"]}')
-  elseif slot == 7 then
+  elseif slot < 15 then
     local item = take("answers")
     return wrk.format("POST", "/v1/invitations/" .. item[2] .. "/" .. item[3], auth(item[1]))
-  elseif slot == 8 then
+  elseif slot < 17 then
     local item = take("scores")
     local recording = plan.recordings[tonumber(item[4])]
     return wrk.format("POST", "/v1/games/" .. item[2] .. "/rounds/" .. item[3] .. "/scores", auth(item[1]),

@@ -7,9 +7,33 @@
 //
 // Usage: nearplay-air-bench [seconds] [--beacons N] [--nearplay PATH]
 // Build with `swift build -c release --product nearplay-air-bench --product nearplay`.
+//
+// `nearplay-air-bench two-way [seeds]` instead runs the two-way ranging experiment in process
+// (Proximity.TwoWayAirExperiment): 12 players in an 8 m room, device offsets up to ±8 dB, under
+// both offset models, and prints the one-way and two-way median errors over `seeds` rooms.
 import Foundation
+import Proximity
 import Radio
 import Synchronization
+
+if CommandLine.arguments.dropFirst().first == "two-way" {
+    let seeds = CommandLine.arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 10
+    for model in TwoWayAirExperiment.OffsetModel.allCases {
+        var pairs: [TwoWayAirExperiment.Pair] = []
+        for seed in 1...max(1, seeds) {
+            var experiment = TwoWayAirExperiment()
+            experiment.offsetModel = model
+            experiment.seed = seed
+            pairs += experiment.run().pairs
+        }
+        let result = TwoWayAirExperiment.Result(pairs: pairs)
+        let covered = pairs.filter { $0.twoWayInterval?.contains($0.truth) == true }.count
+        print(String(format: "RESULT two_way offsets=%@ pairs=%d one_way_median_m=%.2f two_way_median_m=%.2f ratio=%.2f two_way_interval_coverage=%.2f",
+                     model.rawValue, pairs.count, result.oneWayMedianError ?? -1, result.twoWayMedianError ?? -1, result.ratio ?? -1,
+                     Double(covered) / Double(max(1, pairs.count))))
+    }
+    exit(0)
+}
 
 var seconds = 10.0
 var beaconCount = 200

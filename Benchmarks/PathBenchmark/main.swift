@@ -6,6 +6,9 @@
 //       beacon as `nearplay scan` and `replay` write them; 0 writes one at every sighting)
 //   nearplay-bench memory [beacons]         peak RSS while tracking that many beacons (default 10,000)
 //   nearplay-bench write-ads FILE [count] [beacons]   the same advertisements as hex lines, for other tools
+//   nearplay-bench hci [count] [beacons] [reports-per-event]   HCI event bytes → proximity events:
+//       the raw HCI scanner's path (LE Advertising Report events, H4 byte first, decoded by
+//       HCIAdvertisementDecoder, then the proximity pipeline), in reports per second
 import BeaconFrames
 import Foundation
 import Ranging
@@ -67,6 +70,51 @@ case "path":
     precondition(eventsSeen >= expectedRanges, "too few range events: \(eventsSeen), expected at least \(expectedRanges)")
     print(String(format: "RESULT path_ads_per_second=%.0f count=%d beacons=%d range_interval=%g", bestRate, count, beacons, rangeInterval))
 
+case "hci":
+    let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+    let beacons = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000
+    let perEvent = max(1, min(arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1, 8))
+    let pool = (0..<beacons).map(advertisingData)
+    // The events a controller sends: ADV_NONCONN_IND, public address, the iBeacon AD, RSSI.
+    var events: [[UInt8]] = []
+    var times: [Double] = []
+    for first in stride(from: 0, to: count, by: perEvent) {
+        var parameters: [UInt8] = [HCIEvent.leAdvertisingReport, UInt8(min(perEvent, count - first))]
+        for i in first..<min(first + perEvent, count) {
+            let ad = advertisement(i, beacons: beacons, pool: pool)
+            parameters += [0x03, 0x00] + ad.address.littleEndianBytes + [UInt8(ad.data.count)] + ad.data + [UInt8(bitPattern: Int8(ad.rssi!))]
+        }
+        events.append([HCIEvent.h4EventPacketType, HCIEvent.leMetaEventCode, UInt8(parameters.count)] + parameters)
+        times.append(Double(first) / Double(beacons * 10))
+    }
+    var bestRate = 0.0
+    for round in 1...5 {
+        var decoder = HCIAdvertisementDecoder()
+        var pipeline = ProximityPipeline(configuration: RangingConfiguration(rangeInterval: 1))
+        var heard: [Advertisement] = []
+        var proximityEvents: [ProximityEvent] = []
+        var produced = 0
+        var reports = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        for (index, event) in events.enumerated() {
+            heard.removeAll(keepingCapacity: true)
+            try decoder.decode(event, framing: .h4, time: times[index], into: &heard)
+            for advertisement in heard {
+                proximityEvents.removeAll(keepingCapacity: true)
+                _ = pipeline.feed(advertisement, into: &proximityEvents)
+                produced &+= proximityEvents.count
+            }
+            reports &+= heard.count
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        precondition(reports == count, "decoded \(reports) reports, sent \(count)")
+        let rate = Double(count) / seconds
+        bestRate = max(bestRate, rate)
+        print(String(format: "round %d: %.0f reports/s (%.3f s, %d events, %d beacons tracked)",
+                     round, rate, seconds, produced, pipeline.tracker.count))
+    }
+    print(String(format: "RESULT hci_reports_per_second=%.0f count=%d beacons=%d reports_per_event=%d", bestRate, count, beacons, perEvent))
+
 case "memory":
     let beacons = arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000
     let pool = (0..<beacons).map(advertisingData)
@@ -93,6 +141,6 @@ case "write-ads":
     try text.write(toFile: path, atomically: true, encoding: .utf8)
 
 default:
-    FileHandle.standardError.write(Data("unknown mode \(mode): use path, memory or write-ads\n".utf8))
+    FileHandle.standardError.write(Data("unknown mode \(mode): use path, hci, memory or write-ads\n".utf8))
     exit(64)
 }

@@ -59,9 +59,13 @@ extension Agent {
             case .games:
                 return .encoding(try await fromLobby { try await $0.games() })
             case .stats(let player):
-                return .encoding(try await fromLobby { try await $0.stats(of: player) })
+                return .encoding(try await fromLobby { try await $0.statistics(of: player) })
             case .unlocked:
                 return .encoding(try await fromLobby { try await $0.unlocked() })
+            case .leaderboard(let board, let date, let offset, let limit):
+                return .encoding(try await fromLobby { try await $0.leaderboard(board, date: date, offset: offset, limit: limit) })
+            case .achievements:
+                return .encoding(try await fromLobby { try await $0.achievements() })
             case .locations:
                 return .encoding(await locations.locations())
             case .tournaments(let location):

@@ -124,6 +124,14 @@ public final class Agent: Sendable {
                 logger.notice("could not store this device's sensor calibration at the lobby (\(error)); rounds may be refused until it is")
             }
         }
+        Task { [lobby, logger] in
+            // Days, weeks and boards are counted in the player's zone: the device's.
+            do {
+                _ = try await lobby.updateSettings(timeZone: TimeZone.current.identifier)
+            } catch {
+                logger.info("could not tell the lobby this device's time zone (\(error)); it counts your days in UTC until it can")
+            }
+        }
         logger.notice("agent running as \(identity.username) (\(identity.beacon)) on \(radio.description); local API on \(socketPath)")
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: QueueService(outbox: outbox, logger: logger)),
@@ -144,7 +152,7 @@ public final class Agent: Sendable {
 
     func scan() async {
         let scanner = CountingScanner(base: radio.scanner, metrics: metrics)
-        let pipeline = LiveProximity(scanner: scanner, configuration: RangingConfiguration(rangeInterval: 1))
+        let pipeline = LiveProximity(scanner: scanner, configuration: rangingConfiguration())
         do {
             try await pipeline.run { [nearby, locations, metrics] update in
                 if update.isTick {

@@ -1,4 +1,5 @@
 import Foundation
+import Radio
 import Rounds
 
 /// The agent's configuration file (JSON), by default `$XDG_CONFIG_HOME/nearplay/agent.json`.
@@ -37,9 +38,10 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
 
     /// The radio the agent listens and advertises with.
     public struct RadioSettings: Codable, Sendable, Equatable {
-        public enum Backend: String, Codable, Sendable, CaseIterable { case bluez, replay, sim }
+        public enum Backend: String, Codable, Sendable, CaseIterable { case bluez, hci, replay, sim }
         public var backend: Backend = .bluez
-        /// BlueZ: the adapter (`hci0`); the first powered one when absent.
+        /// BlueZ: the adapter (`hci0`); the first powered one when absent. hci: the controller
+        /// (`hci0` when absent).
         public var adapter: String?
         /// Replay: the trace or btsnoop file to replay, at its recorded pace.
         public var file: String?
@@ -61,17 +63,35 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
         }
 
         public func validate() throws(AgentError) {
-            switch backend {
-            case .bluez:
-                if let adapter, !(adapter.hasPrefix("hci") && adapter.count > 3 && adapter.dropFirst(3).allSatisfy(\.isNumber)) {
-                    throw AgentError("radio.adapter: expected an adapter name such as hci0, not \(adapter.debugDescription).", code: "badConfiguration")
-                }
-            case .replay:
-                guard file != nil else { throw AgentError("radio.file: the replay backend needs the trace to replay.", code: "badConfiguration") }
-            case .sim:
-                guard let device, !device.isEmpty else {
-                    throw AgentError("radio.device: the sim backend needs this device's name in the scenario.", code: "badConfiguration")
-                }
+            if let selection, let problem = selection.problem(name: Self.keyName) {
+                throw AgentError(problem, code: "badConfiguration")
+            }
+            if backend == .replay, file == nil {
+                throw AgentError("radio.file: the replay backend needs the trace to replay.", code: "badConfiguration")
+            }
+        }
+
+        /// The live radio these settings choose (nil for a replay), made the way every command makes it.
+        public var selection: RadioSelection? {
+            let live: RadioBackend? = switch backend {
+            case .bluez: .bluez
+            case .hci: .hci
+            case .sim: .sim
+            case .replay: nil
+            }
+            return live.map {
+                RadioSelection(backend: $0, adapter: adapter,
+                               airSocket: $0 == .sim ? airSocket ?? SimulatedAir.defaultSocketPath(environment: ProcessInfo.processInfo.environment) : airSocket,
+                               device: device)
+            }
+        }
+
+        static func keyName(_ setting: RadioSelection.Setting) -> String {
+            switch setting {
+            case .adapter: "radio.adapter"
+            case .device: "radio.device"
+            case .airSocket: "radio.air_socket"
+            case .hciScan: "radio.hci_scan"
             }
         }
     }
@@ -146,26 +166,5 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
             throw AgentError("\(file): \(error.message)", code: error.code)
         }
         return configuration
-    }
-}
-
-/// A JSON decoding error as one sentence that names the key path.
-func describe(_ error: any Error) -> String {
-    func path(_ codingPath: [any CodingKey]) -> String {
-        let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "(top level)" : text)
-    }
-    switch error as? DecodingError {
-    case let .typeMismatch(type, context)?:
-        return "\(path(context.codingPath)): expected \(type), \(context.debugDescription.lowercased())"
-    case let .valueNotFound(type, context)?:
-        return "\(path(context.codingPath)): expected \(type), found null."
-    case let .keyNotFound(key, context)?:
-        return "\(path(context.codingPath + [key])): missing."
-    case let .dataCorrupted(context)?:
-        let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        return "\(path(context.codingPath)): \(underlying ?? context.debugDescription)"
-    default:
-        return "\(error)"
     }
 }

@@ -28,6 +28,8 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case gameFinished = "game_finished"
         case unlocked
         case unlockLost = "unlock_lost"
+        /// The lobby granted this player an achievement: its title in `message`.
+        case achievement
         /// An operation waits in the outgoing queue / reached the lobby / was refused by it.
         case queued, sent, refused
         case lobbyConnected = "lobby_connected"
@@ -210,6 +212,7 @@ public struct AgentEvent: Decodable, Sendable, Equatable {
         case .gameFinished: return "game \(game.map(String.init) ?? "?") finished: " + (winner.map { "\($0) won" } ?? "a draw")
         case .unlocked: return "\(who) unlocked" + (persistent == true ? " for good" : "")
         case .unlockLost: return "\(who) is locked again"
+        case .achievement: return "achievement unlocked: \(message ?? "?")"
         case .queued: return "queued \(operation ?? "an operation")"
         case .sent: return "sent \(operation ?? "an operation")" + (message.map { ": \($0)" } ?? "")
         case .refused: return "the lobby refused \(operation ?? "an operation"): \(message ?? "")"
@@ -239,7 +242,7 @@ public final class AgentEventBus: Sendable {
 
     private let state = Mutex(State())
     /// How many past events are kept for late subscribers.
-    public static let historyLimit = 256
+    public static let historyLimit = AgentRequest.recentLimit
 
     public init() {}
 

@@ -16,35 +16,26 @@ public struct AgentRadio: Sendable {
         self.description = description
     }
 
-    /// The backend `settings` name: BlueZ over the system bus, a replayed trace at its recorded
-    /// pace, or the simulated air.
+    /// The backend `settings` name: a live radio (BlueZ over the system bus, raw HCI, the
+    /// simulated air) as ``RadioSelection`` makes it, or a replayed trace at its recorded pace.
     public static func make(_ settings: AgentConfiguration.RadioSettings) throws(AgentError) -> AgentRadio {
-        switch settings.backend {
-        case .bluez:
-            // One D-Bus connection, one copy of BlueZ's objects and one reconnect loop for both.
-            let manager = BlueZManager()
-            return AgentRadio(scanner: BlueZScanner(manager: manager, adapterName: settings.adapter),
-                              advertiser: BlueZAdvertiser(manager: manager, adapterName: settings.adapter),
-                              description: "BlueZ" + (settings.adapter.map { " (\($0))" } ?? ""))
-        case .replay:
-            guard let file = settings.file else { throw AgentError("radio.file: the replay backend needs a trace.", code: "badConfiguration") }
-            let records: [TraceRecord]
-            do {
-                let result = try TraceReader.read(path: file)
-                for issue in result.issues { FileHandle.standardError.write(Data("nearplay agent: \(issue)\n".utf8)) }
-                records = result.records
-            } catch {
-                throw AgentError("radio.file: \(error)", code: "badConfiguration")
-            }
-            return AgentRadio(scanner: ReplayScanner(records.map(\.advertisement), pacing: .recorded(speed: 1)), advertiser: nil,
-                              description: "replay of \(file)")
-        case .sim:
-            guard let device = settings.device else { throw AgentError("radio.device: the sim backend needs this device's name.", code: "badConfiguration") }
-            let socket = settings.airSocket ?? SimulatedAir.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
-            return AgentRadio(scanner: SimulatedAirScanner(socketPath: socket, device: device),
-                              advertiser: SimulatedAirAdvertiser(socketPath: socket, device: device),
-                              description: "the simulated air at \(socket) as \(device)")
+        if let selection = settings.selection {
+            // One radio for both (for BlueZ, one D-Bus connection and one copy of its objects).
+            let radio = selection.makeRadio()
+            return AgentRadio(scanner: radio.scanner, advertiser: radio.advertiser, description: radio.description)
         }
+        // What remains is a replay.
+        guard let file = settings.file else { throw AgentError("radio.file: the replay backend needs a trace.", code: "badConfiguration") }
+        let records: [TraceRecord]
+        do {
+            let result = try TraceReader.read(path: file)
+            for issue in result.issues { FileHandle.standardError.write(Data("nearplay agent: \(issue)\n".utf8)) }
+            records = result.records
+        } catch {
+            throw AgentError("radio.file: \(error)", code: "badConfiguration")
+        }
+        return AgentRadio(scanner: ReplayScanner(records.map(\.advertisement), pacing: .recorded(speed: 1)), advertiser: nil,
+                          description: "replay of \(file)")
     }
 }
 

@@ -104,6 +104,8 @@ public actor LobbyEventsFollower {
             events.publish(AgentEvent(.unlocked, time: event.at, player: data.player, persistent: data.persistent))
         case "unlockLost":
             events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
+        case "achievementUnlocked":
+            events.publish(AgentEvent(.achievement, time: event.at, message: data.title ?? data.achievement))
         case "tournamentFinished":
             events.publish(AgentEvent(.tournamentFinished, time: event.at, tournament: data.tournament, winner: data.winner))
         default:

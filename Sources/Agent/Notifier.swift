@@ -34,6 +34,8 @@ public actor Notifier {
             if event.winner == me { return ("You won!", "Game \(event.game.map(String.init) ?? "?"): your opponents' contacts are unlocked.") }
             if let winner = event.winner { return ("\(winner) won", "Game \(event.game.map(String.init) ?? "?") is over.") }
             return ("A draw", "Game \(event.game.map(String.init) ?? "?") ended without a winner.")
+        case .achievement:
+            return ("Achievement unlocked", "\(event.message ?? "A new achievement"): `nearplay achievements` shows them all.")
         case .tournamentFinished where event.winner == me:
             return ("You won tournament \(event.tournament.map(String.init) ?? "?")!", "Every entrant's unlocked players are yours for good.")
         default:

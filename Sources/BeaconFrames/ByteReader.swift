@@ -13,6 +13,14 @@ public struct ByteReader: Sendable {
         self.baseOffset = baseOffset
     }
 
+    /// Reads `bytes` from `start` on, without copying them; offsets in errors count from the
+    /// start of `bytes`.
+    public init(_ bytes: [UInt8], startingAt start: Int) {
+        self.bytes = bytes
+        self.offset = max(0, min(start, bytes.count))
+        self.baseOffset = 0
+    }
+
     public var remaining: Int { bytes.count - offset }
     public var isAtEnd: Bool { offset >= bytes.count }
 
@@ -72,6 +80,15 @@ public struct ByteReader: Sendable {
         try require(count, for: what)
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
+    }
+
+    /// A Bluetooth address as HCI carries it: six bytes, least significant first. Reads them in
+    /// place (no array), for the per-report path.
+    public mutating func address(_ what: String) throws(FrameError) -> BluetoothAddress {
+        try require(6, for: what)
+        defer { offset += 6 }
+        return BluetoothAddress(bytes[offset + 5], bytes[offset + 4], bytes[offset + 3],
+                                bytes[offset + 2], bytes[offset + 1], bytes[offset])
     }
 
     public mutating func skip(_ count: Int, _ what: String) throws(FrameError) {

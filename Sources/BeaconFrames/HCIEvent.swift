@@ -54,6 +54,30 @@ public enum HCIEvent {
     /// Decodes the advertising reports of one LE Meta event packet. Every length field is checked
     /// against the bytes present; any disagreement throws with the byte offset into `bytes`.
     public static func advertisingReports(_ bytes: [UInt8], framing: Framing = .detect) throws(FrameError) -> [HCIAdvertisingReport] {
+        var reports: [HCIAdvertisingReport] = []
+        try advertisingReports(bytes, framing: framing, into: &reports)
+        return reports
+    }
+
+    /// The same, appending to `reports` (which a caller on the per-report path reuses, so the
+    /// reports of one event cost no allocation of their own). On a throw, nothing was appended.
+    public static func advertisingReports(_ bytes: [UInt8], framing: Framing = .detect,
+                                          into reports: inout [HCIAdvertisingReport]) throws(FrameError) {
+        let countBefore = reports.count
+        do {
+            try forEachAdvertisingReport(bytes, framing: framing) { reports.append($0) }
+        } catch {
+            reports.removeSubrange(countBefore...)
+            throw error
+        }
+    }
+
+    /// The same checks, handing each report to `body` as soon as it is decoded: the per-report
+    /// path, with no array of reports in between. When a later part of the event is malformed,
+    /// the reports before it were handed over already; callers that must see all or nothing undo
+    /// them (as ``advertisingReports(_:framing:into:)`` does).
+    public static func forEachAdvertisingReport(_ bytes: [UInt8], framing: Framing = .detect,
+                                                _ body: (HCIAdvertisingReport) -> Void) throws(FrameError) {
         guard !bytes.isEmpty else { throw .empty(what: "HCI event") }
         var start = 0
         switch framing {
@@ -70,7 +94,7 @@ public enum HCIEvent {
                 throw .unexpectedValue(what: "first byte", offset: 0, expected: "0x04 (H4 event) or 0x3E (LE Meta event code)", found: "0x" + hexByte(bytes[0]))
             }
         }
-        var reader = ByteReader(Array(bytes[start...]), baseOffset: start)
+        var reader = ByteReader(bytes, startingAt: start)
         let code = try reader.uint8("HCI event code")
         guard code == leMetaEventCode else {
             throw .unexpectedValue(what: "HCI event code", offset: start, expected: "0x3E (LE Meta)", found: "0x" + hexByte(code))
@@ -83,31 +107,28 @@ public enum HCIEvent {
             throw .wrongLength(what: "HCI parameter total length", offset: reader.absoluteOffset - 1, expected: "\(reader.remaining) (the bytes present)", found: parameterLength)
         }
         let subevent = try reader.uint8("LE Meta subevent code")
-        let reports: [HCIAdvertisingReport]
         switch subevent {
-        case leAdvertisingReport: reports = try legacyReports(&reader)
-        case leExtendedAdvertisingReport: reports = try extendedReports(&reader)
+        case leAdvertisingReport: try legacyReports(&reader, body)
+        case leExtendedAdvertisingReport: try extendedReports(&reader, body)
         default:
             throw .unexpectedValue(what: "LE Meta subevent", offset: reader.absoluteOffset - 1, expected: "0x02 (advertising report) or 0x0D (extended advertising report)", found: "0x" + hexByte(subevent))
         }
         guard reader.isAtEnd else {
             throw .wrongLength(what: "LE advertising report event", offset: reader.absoluteOffset, expected: "no bytes after the last report", found: reader.remaining)
         }
-        return reports
     }
 
     private static func rssiValue(_ raw: Int8) -> Int? { raw == 127 ? nil : Int(raw) }
 
-    private static func legacyReports(_ reader: inout ByteReader) throws(FrameError) -> [HCIAdvertisingReport] {
+    private static func legacyReports(_ reader: inout ByteReader, _ body: (HCIAdvertisingReport) -> Void) throws(FrameError) {
         let count = Int(try reader.uint8("number of reports"))
         guard (1...25).contains(count) else {
             throw .unexpectedValue(what: "number of reports", offset: reader.absoluteOffset - 1, expected: "1-25", found: "\(count)")
         }
-        var reports: [HCIAdvertisingReport] = []
         for _ in 0..<count {
             let eventType = try reader.uint8("advertising event type")
             let addressType = try reader.uint8("address type")
-            let address = BluetoothAddress(littleEndian: try reader.read(6, "address"))!
+            let address = try reader.address("address")
             let lengthOffset = reader.absoluteOffset
             let length = Int(try reader.uint8("advertising data length"))
             guard length <= 31 else {
@@ -115,22 +136,20 @@ public enum HCIEvent {
             }
             let data = try reader.read(length, "advertising data")
             let rssi = try reader.int8("RSSI")
-            reports.append(HCIAdvertisingReport(eventType: UInt16(eventType), isExtended: false, addressTypeCode: addressType,
+            body(HCIAdvertisingReport(eventType: UInt16(eventType), isExtended: false, addressTypeCode: addressType,
                                                 address: address, rssi: rssiValue(rssi), txPower: nil, advertisingSID: nil, data: data))
         }
-        return reports
     }
 
-    private static func extendedReports(_ reader: inout ByteReader) throws(FrameError) -> [HCIAdvertisingReport] {
+    private static func extendedReports(_ reader: inout ByteReader, _ body: (HCIAdvertisingReport) -> Void) throws(FrameError) {
         let count = Int(try reader.uint8("number of reports"))
         guard (1...10).contains(count) else {
             throw .unexpectedValue(what: "number of reports", offset: reader.absoluteOffset - 1, expected: "1-10", found: "\(count)")
         }
-        var reports: [HCIAdvertisingReport] = []
         for _ in 0..<count {
             let eventType = try reader.uint16LE("extended event type")
             let addressType = try reader.uint8("address type")
-            let address = BluetoothAddress(littleEndian: try reader.read(6, "address"))!
+            let address = try reader.address("address")
             try reader.skip(2, "primary and secondary PHY")
             let sid = try reader.uint8("advertising SID")
             let txPower = try reader.int8("TX power")
@@ -138,10 +157,9 @@ public enum HCIEvent {
             try reader.skip(2 + 1 + 6, "periodic interval and direct address")
             let length = Int(try reader.uint8("advertising data length"))
             let data = try reader.read(length, "advertising data")
-            reports.append(HCIAdvertisingReport(eventType: eventType, isExtended: true, addressTypeCode: addressType,
+            body(HCIAdvertisingReport(eventType: eventType, isExtended: true, addressTypeCode: addressType,
                                                 address: address, rssi: rssiValue(rssi), txPower: rssiValue(txPower),
                                                 advertisingSID: sid, data: data))
         }
-        return reports
     }
 }

@@ -82,12 +82,7 @@ extension LobbyStore {
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func stats(viewer: Int64, username: String) async throws -> PlayerStats {
         try await read { db, now in
-            let target = try self.visiblePlayer(db, viewer: viewer, username: username)
-            guard try self.canInteract(db, viewer: viewer, with: target.id!, now: now) else {
-                throw LobbyError(.forbidden, "notNearby",
-                    "You can see the statistics only of players you currently see or have unlocked; \(username) is neither.")
-            }
-            return try self.statistics(db, playerId: target.id!, now: now)
+            try self.statistics(db, playerId: self.statisticsTarget(db, viewer: viewer, username: username, now: now).id!, now: now)
         }
     }
 

@@ -61,6 +61,8 @@ extension LobbyStore {
             try context.record(.gameFinished, for: player, EventData(game: gameId, winner: winner.flatMap { names[$0] }))
         }
         try applyRewards(&context, participants: participants, winner: winner)
+        try recordResults(&context, gameId: gameId, participants: participants, rounds: rounds, roundScores: roundScores,
+                          winner: winner, round: scoredRounds.count == 1 ? scoredRounds.first : nil)
     }
 
     /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.

@@ -38,7 +38,9 @@ extension LobbyStore {
             try db.cached("INSERT INTO recording (gameId, n, playerId, json) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [id, n, playerId, json])
             try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
-            return ScoreReceipt(game: try self.gameView(db, gameId: id), created: true)
+            var game = try self.gameView(db, gameId: id)
+            game.achievements = try self.grants(db, player: playerId, gameId: id, round: n, at: context.now)
+            return ScoreReceipt(game: game, created: true)
         }
     }
 
@@ -68,7 +70,9 @@ extension LobbyStore {
                 throw LobbyError(.conflict, "scoreAlreadySubmitted",
                     "You already submitted a score for round \(n) of game \(id); a round is played once.")
             }
-            return .repeated(ScoreReceipt(game: try gameView(db, gameId: id), created: false))
+            var game = try gameView(db, gameId: id)
+            game.achievements = try grants(db, player: playerId, gameId: id, round: n, at: existing.submittedAt)
+            return .repeated(ScoreReceipt(game: game, created: false))
         }
         guard game.state == .open else {
             throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")

@@ -164,6 +164,7 @@ extension LobbyStore {
                 UPDATE tournamentEntry SET total = total + ?, roundsPlayed = roundsPlayed + 1, lastScoredAt = ?
                 WHERE tournamentId = ? AND playerId = ?
                 """).execute(arguments: [verified.score, context.now.unixTime, id, playerId])
+            try self.addLocationPoints(db, tournament: id, player: playerId, points: verified.score)
             return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: true)
         }
     }
@@ -261,6 +262,7 @@ extension LobbyStore {
         let winner: Int64? = entries.first { ($0["roundsPlayed"] as Int) > 0 }?["playerId"]
         try db.cached("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ?")
             .execute(arguments: [context.now.unixTime, winner, id])
+        if let winner { try recordTournamentWin(&context, player: winner) }
         let before = try unlocks(db, of: participants)
         let after = RewardRule.winnerTakesUnlocks(participants: participants, winner: winner, before: before)
         try commitUnlocks(&context, owners: participants, before: before, after: after)

@@ -72,9 +72,6 @@ public struct LobbyClient: Sendable {
         return try await send(.POST, "/v1/encounters", body: Body(sightings: sightings, key: key))
     }
 
-    public func stats(of username: String) async throws -> PlayerStats {
-        try await send(.GET, "/v1/players/\(escaped(username))/stats")
-    }
 
     /// Invites players to a game. With a `key`, sending the same request again creates nothing
     /// and returns the invitation the first one created.
@@ -155,7 +152,7 @@ public struct LobbyClient: Sendable {
         return decoder
     }()
 
-    private func escaped(_ segment: String) -> String {
+    func escaped(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 

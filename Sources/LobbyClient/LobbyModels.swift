@@ -24,6 +24,9 @@ public struct PlayerProfile: Codable, Sendable, Equatable {
     public var email: String
     public var beacon: PlayerBeacon
     public var photoURL: String?
+    /// IANA zone its days are counted in; nil: UTC.
+    public var timeZone: String?
+    public var country: String?
 }
 
 /// A session token and its expiry.
@@ -119,6 +122,8 @@ public struct LobbyGame: Codable, Sendable, Equatable {
     public var participants: [String]
     public var rounds: [Round]
     public var winner: String?
+    /// In the answer to a score submission: the achievements it granted you.
+    public var achievements: [AchievementGrant]?
 }
 
 /// A player the caller has unlocked.
@@ -136,8 +141,8 @@ public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
 /// `invitationAnswered` (`game`, `player`: the invitee, `response`), `invitationExpired` (`game`),
 /// `gameStarted` (`game`, `participants`, `rounds`), `gameCancelled` (`game`), `roundFinished`
 /// (`game`, `round`, `scores`, `winner`), `gameFinished` (`game`, `winner`), `unlocked`
-/// (`player`, `persistent`), `unlockLost` (`player`) and `tournamentFinished` (`tournament`,
-/// `winner`); kinds added later keep this shape.
+/// (`player`, `persistent`), `unlockLost` (`player`), `tournamentFinished` (`tournament`,
+/// `winner`) and `achievementUnlocked` (`achievement`, `tier`, `title`); kinds added later keep this shape.
 public struct LobbyEvent: Codable, Sendable, Equatable {
     public struct Details: Codable, Sendable, Equatable {
         public var game: Int64?
@@ -154,6 +159,10 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
         public var rounds: [PlannedRound]?
         /// `tournamentFinished`: which one (`winner` says who won it).
         public var tournament: Int64?
+        /// `achievementUnlocked`: the achievement's id, the tier granted and its title.
+        public var achievement: String?
+        public var tier: Int?
+        public var title: String?
     }
 
     /// A round as its game starts: the minigame and the plan to play it on.

@@ -54,6 +54,7 @@ public func buildLobbyRouter(
     addPlayRoutes(authenticated, store: store)
     addEventRoutes(authenticated, store: store)
     addLocationRoutes(authenticated, store: store)
+    addStatisticsRoutes(authenticated, store: store)
     return router
 }
 

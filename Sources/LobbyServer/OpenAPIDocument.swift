@@ -86,7 +86,12 @@ paths:
           application/json:
             schema:
               type: object
-              properties: {firstName: {type: string}, lastName: {type: string}, password: {type: string, minLength: 10}}
+              properties:
+                firstName: {type: string}
+                lastName: {type: string}
+                password: {type: string, minLength: 10}
+                timeZone: {type: string, description: "IANA zone (Europe/Oslo) your days, weeks and months are counted in; empty clears it (UTC)."}
+                country: {type: string, minLength: 0, maxLength: 2, description: ISO 3166-1 alpha-2 code; empty clears it.}
       responses:
         "200": {description: The player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
         "400": {$ref: "#/components/responses/Error"}
@@ -136,9 +141,14 @@ paths:
   /v1/players/{username}/stats:
     get:
       summary: Statistics of a player you currently see or have unlocked.
+      description: >
+        The 30-day summary (the keys of Stats), totals since registration, wins, losses and draws
+        per day of the last 30 days grouped in the player's own zone (results are stored in UTC),
+        its rank by number of unlocked players, each minigame's record holder and the country
+        most of its unlocked players come from.
       parameters: [{$ref: "#/components/parameters/username"}]
       responses:
-        "200": {description: Statistics., content: {application/json: {schema: {$ref: "#/components/schemas/Stats"}}}}
+        "200": {description: Statistics., content: {application/json: {schema: {$ref: "#/components/schemas/Statistics"}}}}
         "403": {$ref: "#/components/responses/Error"}
         "404": {$ref: "#/components/responses/Error"}
   /v1/beacons/{uuid}/{major}/{minor}:
@@ -258,6 +268,32 @@ paths:
         "409": {$ref: "#/components/responses/Error"}
         "413": {$ref: "#/components/responses/Error"}
         "422": {description: The recording does not give the claimed score or is not the round's (code scoreRefused; the message says why)., content: {application/json: {schema: {$ref: "#/components/schemas/ErrorBody"}}}}
+  /v1/leaderboards/{board}:
+    get:
+      summary: A page of a board, with your rank, the number of participants and the player just ahead of you.
+      description: >
+        Boards: day, week (Monday to Sunday), month, all (all time) by points earned in finished
+        games (1 for taking part, 1 per round won, 3 for a win, 1 for a draw), and league (your
+        league group this week). Windows are in your zone (PATCH /v1/players/me timeZone; UTC
+        when unset); each player's points count in the window of its own zone when earned.
+        location:ID ranks the tournament scores earned at a location, tournament:ID the totals of a
+        tournament's entries that played a round.
+        Players without points in the window are not on the board. Ranks are standard
+        competition ranks (1, 2, 2, 4).
+      parameters:
+        - {name: board, in: path, required: true, description: "day, week, month, all, league, location:ID or tournament:ID.", schema: {type: string, pattern: "^(day|week|month|all|league|location:[1-9][0-9]*|tournament:[1-9][0-9]*)$"}}
+        - {name: date, in: query, description: "A date (YYYY-MM-DD, your zone) in the window to show; today by default.", schema: {type: string, format: date}}
+        - {name: offset, in: query, schema: {type: integer, minimum: 0, default: 0}}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 100, default: 20}}
+      responses:
+        "200": {description: The page., content: {application/json: {schema: {$ref: "#/components/schemas/Leaderboard"}}}}
+        "400": {$ref: "#/components/responses/Error"}
+        "404": {$ref: "#/components/responses/Error"}
+  /v1/achievements:
+    get:
+      summary: Every achievement with your progress and the tiers granted.
+      responses:
+        "200": {description: Achievements., content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Achievement"}}}}}
   /v1/unlocked:
     get:
       summary: Players you have unlocked.
@@ -447,6 +483,8 @@ components:
         beacon: {$ref: "#/components/schemas/Beacon"}
         photoURL: {type: string}
         createdAt: {type: string, format: date-time}
+        timeZone: {type: string}
+        country: {type: string}
     Session:
       type: object
       properties: {token: {type: string}, expiresAt: {type: string, format: date-time}}
@@ -460,6 +498,69 @@ components:
         gamesDrawn: {type: integer}
         roundsWon: {type: integer}
         bestScore: {type: integer}
+    Statistics:
+      allOf:
+        - {$ref: "#/components/schemas/Stats"}
+        - type: object
+          properties:
+            username: {type: string}
+            timeZone: {type: string, description: The zone its days are counted in.}
+            registeredAt: {type: string, format: date-time}
+            totals:
+              type: object
+              properties: {games: {type: integer}, wins: {type: integer}, losses: {type: integer}, draws: {type: integer}, roundsWon: {type: integer}, points: {type: integer}}
+            days:
+              type: array
+              description: The last 30 local days, oldest first.
+              items: {type: object, properties: {day: {type: string, format: date}, wins: {type: integer}, losses: {type: integer}, draws: {type: integer}}}
+            unlocked:
+              type: object
+              properties: {count: {type: integer}, rank: {type: integer}, rankedPlayers: {type: integer}}
+            records:
+              type: array
+              items: {type: object, properties: {minigame: {$ref: "#/components/schemas/Minigame"}, score: {type: integer}, holder: {type: string}, at: {type: string, format: date-time}}}
+            topOpponentCountry: {type: string}
+    LeaderboardEntry:
+      type: object
+      properties:
+        rank: {type: integer}
+        username: {type: string}
+        points: {type: integer}
+        movement: {type: string, enum: [up, down], description: League boards only.}
+    Leaderboard:
+      type: object
+      properties:
+        board: {type: string}
+        window:
+          type: object
+          properties: {start: {type: string, format: date}, end: {type: string, format: date}, timeZone: {type: string}}
+        league:
+          type: object
+          properties: {tier: {type: integer}, name: {type: string}, group: {type: integer}, promoted: {type: integer}, demoted: {type: integer}}
+        participants: {type: integer}
+        offset: {type: integer}
+        limit: {type: integer}
+        entries: {type: array, items: {$ref: "#/components/schemas/LeaderboardEntry"}}
+        me: {$ref: "#/components/schemas/LeaderboardEntry"}
+        ahead: {$ref: "#/components/schemas/LeaderboardEntry"}
+    AchievementGrant:
+      type: object
+      properties:
+        achievement: {type: string}
+        tier: {type: integer}
+        title: {type: string}
+        threshold: {type: integer}
+        grantedAt: {type: string, format: date-time}
+    Achievement:
+      type: object
+      properties:
+        achievement: {type: string, description: "firstWin, games, wins.<minigame>, busyDay, podium, tournamentWin or collector."}
+        title: {type: string}
+        measure: {type: string}
+        value: {type: integer}
+        tiers:
+          type: array
+          items: {type: object, properties: {tier: {type: integer}, title: {type: string}, threshold: {type: integer}, grantedAt: {type: string, format: date-time}}}
     Profile:
       type: object
       properties:
@@ -506,12 +607,16 @@ components:
         winner: {type: string}
         createdAt: {type: string, format: date-time}
         finishedAt: {type: string, format: date-time}
+        achievements:
+          type: array
+          description: Score submissions only; the achievements it granted you (a repeat with the same key answers the same ones).
+          items: {$ref: "#/components/schemas/AchievementGrant"}
     Event:
       type: object
       properties:
         cursor: {type: integer}
         at: {type: string, format: date-time}
-        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished]}
+        kind: {type: string, enum: [invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled, roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, achievementUnlocked]}
         data:
           type: object
           description: >
@@ -520,6 +625,7 @@ components:
             gameCancelled: game. roundFinished: game, round, scores, winner (absent on a tie).
             gameFinished: game, winner (absent on a draw). unlocked: player, persistent. unlockLost: player.
             tournamentFinished: tournament, winner (absent when no entry played a round).
+            achievementUnlocked: achievement, tier, title.
           properties:
             game: {type: integer}
             player: {type: string}
@@ -529,6 +635,9 @@ components:
             winner: {type: string}
             persistent: {type: boolean}
             tournament: {type: integer}
+            achievement: {type: string}
+            tier: {type: integer}
+            title: {type: string}
             participants: {type: array, items: {type: string}}
             rounds:
               type: array

@@ -15,6 +15,8 @@ struct PlayerPatch: Decodable {
     var password: String?
     var username: String?
     var email: String?
+    var timeZone: String?
+    var country: String?
 }
 
 /// `POST /v1/encounters`; `key` makes a repeat of the report answer as the first one did.

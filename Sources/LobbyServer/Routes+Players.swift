@@ -12,7 +12,7 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
         return noContent()
     }
     group.get("players/me") { _, context in
-        try JSONBody.response(.ok, try await store.player(try context.player()))
+        try JSONBody.response(.ok, try await store.playerWithSettings(try context.player()))
     }
     group.patch("players/me") { request, context in
         let patch = try await JSONBody.decode(PlayerPatch.self, from: request)
@@ -20,7 +20,14 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
             throw APIError(.badRequest, "immutableField", "\(patch.username != nil ? "username" : "email"): cannot be changed once registered.")
         }
         let changes = PlayerChanges(firstName: patch.firstName, lastName: patch.lastName, password: patch.password)
-        return try JSONBody.response(.ok, try await store.updatePlayer(try context.player(), changes))
+        let id = try context.player()
+        if patch.timeZone != nil || patch.country != nil {
+            _ = try await store.updateSettings(id, PlayerSettings(timeZone: patch.timeZone, country: patch.country))
+        }
+        if patch.firstName != nil || patch.lastName != nil || patch.password != nil {
+            _ = try await store.updatePlayer(id, changes)
+        }
+        return try JSONBody.response(.ok, try await store.playerWithSettings(id))
     }
     group.delete("players/me") { _, context in
         try await store.deletePlayer(try context.player())
@@ -47,7 +54,7 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
     }
     group.get("players/:username/stats") { _, context in
         let username = try context.parameters.require("username")
-        return try JSONBody.response(.ok, try await store.stats(viewer: try context.player(), username: username))
+        return try JSONBody.response(.ok, try await store.statistics(viewer: try context.player(), username: username))
     }
     group.get("beacons/:uuid/:major/:minor") { _, context in
         let text = try context.parameters.require("uuid")

@@ -14,6 +14,15 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code(rawValue: "permissionDenied")
         /// A named adapter does not exist or cannot do what was asked.
         public static let adapterUnusable = Code(rawValue: "adapterUnusable")
+        /// The named adapter is not there (yet): waiting may help.
+        public static let adapterMissing = Code(rawValue: "adapterMissing")
+        /// The Bluetooth controller answered a command with an error status (raw HCI).
+        public static let controllerRefused = Code(rawValue: "controllerRefused")
+        /// The Bluetooth controller did not answer a command in time (raw HCI).
+        public static let controllerUnresponsive = Code(rawValue: "controllerUnresponsive")
+        /// Something else (bluetoothd, another program) is scanning or advertising on the
+        /// controller (raw HCI).
+        public static let controllerBusy = Code(rawValue: "controllerBusy")
         /// The simulated air's hub refused the client (a device its scenario does not name, another
         /// protocol version).
         public static let simulatedAirRefused = Code(rawValue: "simulatedAirRefused")

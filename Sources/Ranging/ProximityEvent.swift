@@ -18,11 +18,15 @@ public struct ProximityEvent: Sendable, Hashable {
     public var filteredRSSI: Double?
     /// Range: metres; nil when the beacon sends no measured power.
     public var distance: Double?
+    /// Range: an interval meant to hold the true distance about 68 % of the time (metres); nil
+    /// with no distance. See ``RangingUncertainty``.
+    public var distanceInterval: ClosedRange<Double>?
     /// Range: the zone after hysteresis.
     public var zone: Zone?
 
     public init(kind: Kind, time: Double, identity: BeaconIdentity, address: BluetoothAddress, receiver: Receiver? = nil,
-                rssi: Int? = nil, filteredRSSI: Double? = nil, distance: Double? = nil, zone: Zone? = nil) {
+                rssi: Int? = nil, filteredRSSI: Double? = nil, distance: Double? = nil, distanceInterval: ClosedRange<Double>? = nil,
+                zone: Zone? = nil) {
         self.kind = kind
         self.time = time
         self.identity = identity
@@ -31,6 +35,7 @@ public struct ProximityEvent: Sendable, Hashable {
         self.rssi = rssi
         self.filteredRSSI = filteredRSSI
         self.distance = distance
+        self.distanceInterval = distanceInterval
         self.zone = zone
     }
 }

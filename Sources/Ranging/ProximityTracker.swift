@@ -24,8 +24,13 @@ public struct ProximityTracker: Sendable {
         /// The measured power the zone thresholds were computed for, and the thresholds.
         var thresholdsPower: Int?
         var thresholds: ZoneThresholds?
-        public internal(set) var meanGap: Double?
+        var gaps: GapStatistics
         public internal(set) var sightings = 0
+        /// Range: the interval meant to hold the true distance about 68 % of the time (metres).
+        public internal(set) var distanceInterval: ClosedRange<Double>?
+        /// Running mean of the squared difference between a reading and the filtered RSSI (dB²):
+        /// the spread the filter sees, which sets the filter's share of the interval.
+        public internal(set) var readingVariance = RangingUncertainty.initialReadingVariance
         var filter: RSSIFilter
         var lastRangeEvent = -Double.infinity
         var timeout: Double
@@ -35,6 +40,16 @@ public struct ProximityTracker: Sendable {
 
         /// Seconds of silence after which this beacon exits.
         public var exitTimeout: Double { timeout }
+        /// The measured power of the last sighting that carried one (dBm).
+        public var measuredPower: Int? { thresholdsPower }
+        /// The RSSI filter's estimate variance (dB²) given the readings' observed spread.
+        public var filterVariance: Double { filter.estimateVariance(readingVariance: readingVariance) }
+        /// The running mean gap between sightings (s); nil before the second sighting.
+        public var meanGap: Double? { gaps.meanGap }
+        /// The advertising interval this beacon appears to have (s): its typical one-packet gap.
+        public var advertisingInterval: Double? { gaps.interval }
+        /// The fraction of this beacon's packets that appear to be lost.
+        public var packetLoss: Double { gaps.loss }
 
         /// Takes one sighting into the track's state. Returns a new exit deadline to schedule
         /// when it moved earlier than the one scheduled, and whether a range event is due.
@@ -44,15 +59,16 @@ public struct ProximityTracker: Sendable {
             if sightings > 0 {
                 // Gaps longer than the timeout in force (the beacon left and came back) are not intervals.
                 let gap = max(0, time - lastSeen)
-                if gap <= timeout {
-                    let smoothing = configuration.presence.gapSmoothing
-                    meanGap = meanGap.map { $0 + smoothing * (gap - $0) } ?? gap
-                }
+                if gap <= timeout { gaps.add(gap: gap, configuration: configuration.presence) }
             }
             address = sighting.address
             if time > lastSeen { lastSeen = time }
             sightings += 1
-            timeout = configuration.presence.timeout(meanGap: meanGap)
+            // The timeout takes two logarithms; the loss and interval it rests on move slowly, so
+            // it is worked out afresh for a beacon's first 16 sightings and every 8th after.
+            if sightings <= 16 || sightings & 7 == 0 {
+                timeout = configuration.presence.timeout(interval: gaps.interval, loss: gaps.loss)
+            }
             var newDeadline: Double?
             let deadline = lastSeen + timeout
             if deadline < scheduled {
@@ -63,6 +79,8 @@ public struct ProximityTracker: Sendable {
             lastRSSI = reading
             let filtered = filter.update(Double(reading), at: time)
             filteredRSSI = filtered
+            let residual = Double(reading) - filtered
+            readingVariance += RangingUncertainty.spreadSmoothing * (residual * residual - readingVariance)
             // Zones are followed on the filtered RSSI against thresholds computed once per measured
             // power; the distance itself (an exp) only when a range event is written.
             if sighting.measuredPower != thresholdsPower {
@@ -74,8 +92,16 @@ public struct ProximityTracker: Sendable {
             zone = thresholds.map { configuration.zones.next(from: zone, rssi: filtered, thresholds: $0) } ?? .unknown
             guard time - lastRangeEvent >= configuration.rangeInterval else { return (newDeadline, false) }
             lastRangeEvent = time
-            distance = sighting.measuredPower.flatMap {
-                configuration.distanceModel.distance(rssi: filtered, measuredPower: Double($0))
+            if let power = sighting.measuredPower.map(Double.init),
+               let metres = configuration.distanceModel.distance(rssi: filtered, measuredPower: power) {
+                distance = metres
+                let spread = configuration.uncertainty.spread(
+                    rssi: filtered, measuredPower: power, model: configuration.distanceModel,
+                    filterVariance: filter.estimateVariance(readingVariance: readingVariance))
+                distanceInterval = configuration.distanceModel.interval(rssi: filtered, measuredPower: power, spread: spread)
+            } else {
+                distance = nil
+                distanceInterval = nil
             }
             return (newDeadline, true)
         }
@@ -132,7 +158,8 @@ public struct ProximityTracker: Sendable {
         if outcome.rangeDue {
             events.append(ProximityEvent(kind: .range, time: time, identity: sighting.identity, address: sighting.address,
                                          receiver: sighting.receiver, rssi: reading, filteredRSSI: slots[slot].filteredRSSI,
-                                         distance: slots[slot].distance, zone: slots[slot].zone))
+                                         distance: slots[slot].distance, distanceInterval: slots[slot].distanceInterval,
+                                         zone: slots[slot].zone))
         }
     }
 
@@ -172,7 +199,8 @@ public struct ProximityTracker: Sendable {
     private mutating func insert(hash: UInt64, sighting: Sighting, time: Double) -> Int {
         nextGeneration &+= 1
         let track = Track(identity: sighting.identity, receiver: sighting.receiver, address: sighting.address, firstSeen: time,
-                          lastSeen: time, filter: RSSIFilter(configuration.filter),
+                          lastSeen: time, gaps: GapStatistics(initialLoss: configuration.presence.initialLoss),
+                          filter: RSSIFilter(configuration.filter),
                           timeout: configuration.presence.initialTimeout, scheduled: .infinity, generation: nextGeneration)
         let slot: Int
         if let free = freeSlots.popLast() {

@@ -52,6 +52,19 @@ public struct RSSIFilter: Sendable {
     /// The current filtered value; nil before the first reading.
     public var value: Double? { started ? estimate : nil }
 
+    /// The variance of the filtered value around the readings' true mean (dB²), when single
+    /// readings scatter with variance `readingVariance`: the Kalman filter's posterior variance
+    /// rescaled from its assumed measurement noise to the observed one, an ARMA filter's
+    /// `c / (2 − c)` of it, a trimmed mean's `1 / count`.
+    public func estimateVariance(readingVariance: Double) -> Double {
+        guard started else { return .infinity }
+        switch kind {
+        case let .kalman(_, measurementNoise): return variance * readingVariance / measurementNoise
+        case let .arma(coefficient): return readingVariance * coefficient / (2 - coefficient)
+        case .trimmedMean: return readingVariance / Double(max(1, window.count))
+        }
+    }
+
     /// Adds a reading in dBm taken at `time` seconds and returns the filtered RSSI.
     public mutating func update(_ rssi: Double, at time: Double) -> Double {
         switch kind {

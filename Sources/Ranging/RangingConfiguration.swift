@@ -11,18 +11,22 @@ public struct RangingConfiguration: Sendable, Hashable {
     public var receiverOffsets: [Receiver: Double] = [:]
     public var zones = ZoneBoundaries()
     public var presence = PresenceConfiguration()
+    /// How wide range events' distance intervals are.
+    public var uncertainty = RangingUncertainty()
     /// Seconds between range events per beacon; 0 gives one at every sighting.
     public var rangeInterval: Double = 0
 
     public init(filter: RSSIFilterKind = .defaultKalman, distanceModel: DistanceModel = .default, rssiOffset: Double = 0,
                 receiverOffsets: [Receiver: Double] = [:], zones: ZoneBoundaries = ZoneBoundaries(),
-                presence: PresenceConfiguration = PresenceConfiguration(), rangeInterval: Double = 0) {
+                presence: PresenceConfiguration = PresenceConfiguration(), uncertainty: RangingUncertainty = RangingUncertainty(),
+                rangeInterval: Double = 0) {
         self.filter = filter
         self.distanceModel = distanceModel
         self.rssiOffset = rssiOffset
         self.receiverOffsets = receiverOffsets
         self.zones = zones
         self.presence = presence
+        self.uncertainty = uncertainty
         self.rangeInterval = rangeInterval
     }
 

@@ -10,6 +10,8 @@ public struct Evaluation: Sendable {
     private var zoneHits = 0
     private var zoneCount = 0
     private var rangeEvents = 0
+    private var intervalHits = 0
+    private var intervalCount = 0
     private var events: [ProximityEvent] = []
     private let zones: ZoneBoundaries
 
@@ -25,6 +27,10 @@ public struct Evaluation: Sendable {
             zoneCount += 1
             if event.zone == Zone.of(distance: truth, boundaries: zones) { zoneHits += 1 }
             guard let distance = event.distance else { return }
+            if let interval = event.distanceInterval {
+                intervalCount += 1
+                if interval.contains(truth) { intervalHits += 1 }
+            }
             let error = abs(distance - truth)
             errors.append(error)
             bandErrors[Self.bandLimits.firstIndex { truth < $0 } ?? Self.bandLimits.count].append(error)
@@ -38,6 +44,7 @@ public struct Evaluation: Sendable {
         report.meanAbsoluteError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
         report.medianAbsoluteError = Calibration.median(errors)
         report.zoneAccuracy = zoneCount == 0 ? nil : Double(zoneHits) / Double(zoneCount)
+        report.intervalCoverage = intervalCount == 0 ? nil : Double(intervalHits) / Double(intervalCount)
         var lower = 0.0
         for (i, errors) in bandErrors.enumerated() {
             let upper = i < Self.bandLimits.count ? Self.bandLimits[i] : nil
@@ -105,6 +112,8 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
     public var meanAbsoluteError: Double?
     public var medianAbsoluteError: Double?
     public var zoneAccuracy: Double?
+    /// The fraction of range events with truth and an interval whose interval held the truth.
+    public var intervalCoverage: Double?
     public var bands: [Band] = []
     public var enters = 0
     public var exits = 0

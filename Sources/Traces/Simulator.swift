@@ -7,6 +7,10 @@ public struct SimulationParameters: Sendable, Hashable {
     public var pathLossExponent: Double = 2.8
     /// Standard deviation of per-packet shadowing and fading in dB.
     public var shadowingSigma: Double = 4.0
+    /// Standard deviation in dB of each beacon's own, lasting offset from the model (a wall, a
+    /// body, the room's multipath where it stands): drawn once per beacon, so no filter averages
+    /// it away. 0 leaves it out (and draws nothing, so traces stay as they were).
+    public var siteShadowing: Double = 0
     /// Probability that a packet is lost, 0…1.
     public var packetLoss: Double = 0.1
     /// Random delay added to each advertising event, up to this many seconds (BLE's advDelay is
@@ -16,10 +20,11 @@ public struct SimulationParameters: Sendable, Hashable {
     public var sensitivity: Double = -100
     public var seed: UInt64 = 1
 
-    public init(pathLossExponent: Double = 2.8, shadowingSigma: Double = 4.0, packetLoss: Double = 0.1,
+    public init(pathLossExponent: Double = 2.8, shadowingSigma: Double = 4.0, siteShadowing: Double = 0, packetLoss: Double = 0.1,
                 jitter: Double = 0.01, sensitivity: Double = -100, seed: UInt64 = 1) {
         self.pathLossExponent = pathLossExponent
         self.shadowingSigma = shadowingSigma
+        self.siteShadowing = siteShadowing
         self.packetLoss = packetLoss
         self.jitter = jitter
         self.sensitivity = sensitivity
@@ -41,6 +46,7 @@ public enum Simulator {
             let address = beacon.address.flatMap { BluetoothAddress($0) }
                 ?? BluetoothAddress(0xC0, 0xFF, 0xEE, 0x00, UInt8(truncatingIfNeeded: index >> 8), UInt8(truncatingIfNeeded: index + 1))
             let ad = advertisingData(identity: identity, measuredPower: beacon.measuredPower)
+            let lastingOffset = parameters.siteShadowing > 0 ? parameters.siteShadowing * random.nextGaussian() : 0
             // Step by an integer count of intervals: no drift, and no stall at large times.
             let count = ((end - start) / beacon.interval).rounded(.down)
             guard count.isFinite, count >= 0, count <= WalkScript.mostTransmissions else { continue }
@@ -49,7 +55,7 @@ public enum Simulator {
                 let sendTime = start + Double(k) * beacon.interval + random.nextDouble() * parameters.jitter
                 guard sendTime <= end, let distance = beacon.distance(at: sendTime) else { continue }
                 if random.nextDouble() < parameters.packetLoss { continue }
-                let mean = Double(beacon.measuredPower) - 10 * parameters.pathLossExponent * log10(max(distance, 0.05))
+                let mean = Double(beacon.measuredPower) - 10 * parameters.pathLossExponent * log10(max(distance, 0.05)) + lastingOffset
                 let rssi = (mean + parameters.shadowingSigma * random.nextGaussian()).rounded()
                 guard rssi >= parameters.sensitivity else { continue }
                 let reading = Int(min(-1, max(-127, rssi)))

@@ -166,11 +166,6 @@ public enum TraceReader {
 
     // MARK: btsnoop
 
-    private struct FragmentKey: Hashable {
-        var address: BluetoothAddress
-        var sid: UInt8?
-    }
-
     static func readBTSnoop(_ bytes: [UInt8], name: String) throws(TraceFileError) -> Result {
         let file: BTSnoop.File
         do { file = try BTSnoop.parse(bytes) } catch {
@@ -179,7 +174,8 @@ public enum TraceReader {
         var issues = file.problems.map { TraceIssue(file: name, message: "\($0)") }
         var records: [TraceRecord] = []
         let start = file.records.first?.timestamp ?? 0
-        var fragments: [FragmentKey: (data: [UInt8], record: Int)] = [:]
+        // Extended advertising data may come in fragments, joined here.
+        var assembler = HCIReportAssembler()
         var lastTime = 0.0
         for (number, record) in file.records.enumerated() {
             guard let event = record.hciEvent(datalink: file.datalink), event.count >= 3,
@@ -195,22 +191,15 @@ public enum TraceReader {
             }
             do {
                 for report in try HCIEvent.advertisingReports(event, framing: .eventCode) {
-                    // Extended advertising data may come in fragments: status 1 means more follows,
-                    // 2 that the controller truncated it (dropped), 0 the last or only piece.
-                    let key = FragmentKey(address: report.address, sid: report.advertisingSID)
-                    switch report.dataStatus {
-                    case 1:
-                        fragments[key, default: ([], number + 1)].data.append(contentsOf: report.data)
-                        continue
-                    case 0:
-                        break
-                    default:
-                        fragments[key] = nil
+                    let data: [UInt8]
+                    switch assembler.add(report, tag: number + 1) {
+                    case .complete(let whole): data = whole
+                    case .incomplete: continue
+                    case .truncated:
                         issues.append(TraceIssue(file: name, line: number + 1, byteOffset: record.fileOffset,
                                                  message: "record \(number + 1): the controller truncated the extended advertising data of \(report.address); skipped"))
                         continue
                     }
-                    let data = (fragments.removeValue(forKey: key)?.data ?? []) + report.data
                     lastTime = time
                     records.append(TraceRecord(
                         advertisement: Advertisement(time: time, address: report.address, addressType: report.addressType,
@@ -226,9 +215,9 @@ public enum TraceReader {
                                          message: "record \(number + 1) is a malformed LE advertising report: \(error)"))
             }
         }
-        for (key, fragment) in fragments {
-            issues.append(TraceIssue(file: name, line: fragment.record,
-                                     message: "record \(fragment.record): extended advertising data of \(key.address) never completed before the capture ended; skipped"))
+        for (address, record) in assembler.unfinished {
+            issues.append(TraceIssue(file: name, line: record,
+                                     message: "record \(record): extended advertising data of \(address) never completed before the capture ended; skipped"))
         }
         let startTime = file.records.first?.unixTime ?? 0
         let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: startTime.isFinite ? startTime : 0))

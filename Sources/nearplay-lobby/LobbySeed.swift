@@ -22,9 +22,19 @@ struct LobbySeed: AsyncParsableCommand {
     @Option(help: "Where to write the request plan (text, one item a line).")
     var plan: String
 
+    @Option(help: "Then add a past: players up to this number (0: none), all with finished games.")
+    var historyPlayers = 0
+
+    @Option(help: "Results (two per finished game) the past holds, spread over the last 90 days.")
+    var historyResults = 0
+
     func run() async throws {
         let store = try LobbyStore(path: db)
         let seeded = try await LobbySeeder(store: store).seed(operations: operations)
+        if historyPlayers > 0 || historyResults > 0 {
+            let history = try await HistorySeeder(store: store).seed(players: historyPlayers, results: historyResults)
+            print("added a past: \(history.players) players, \(history.results) results")
+        }
         try store.close()
         try seeded.text().write(toFile: plan, atomically: true, encoding: .utf8)
         print("seeded \(seeded.tokens.count) players; plan in \(plan)")

@@ -6,11 +6,13 @@ import Radio
 struct AdvertiseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "advertise",
-        abstract: "Advertise an iBeacon identity through BlueZ (or the simulated air) until interrupted.",
+        abstract: "Advertise an iBeacon identity through BlueZ (or raw HCI, or the simulated air) until interrupted.",
         discussion: """
         Registers a broadcast advertisement (Apple manufacturer data 02 15 …) with bluetoothd, at a \
         100 ms interval where BlueZ lets us set it. Keeps advertising through bluetoothd restarts and \
-        the adapter being switched off and on; Ctrl-C or SIGTERM withdraws it.
+        the adapter being switched off and on; Ctrl-C or SIGTERM withdraws it. With --backend hci, \
+        advertises non-connectable straight on the controller (an extended advertising set with \
+        legacy PDUs where the controller has them), without bluetoothd.
         """
     )
 

@@ -187,18 +187,6 @@ struct PlayCommand: ParsableCommand {
     }
 }
 
-struct StatsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "A player's results.")
-    @OptionGroup var agent: AgentConnection
-    @Argument(help: "The player's username.") var player: String
-
-    func run() throws {
-        try agent.send(.stats(player: player), as: PlayerStats.self) { stats in
-            print("\(player): \(stats.gamesPlayed) games, \(stats.gamesWon) won, \(stats.gamesLost) lost, \(stats.gamesDrawn) drawn, \(stats.roundsWon) rounds won" + (stats.bestScore.map { ", best score \($0)" } ?? ""))
-        }
-    }
-}
-
 struct UnlockedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "unlocked", abstract: "The players whose contacts you have unlocked.")
     @OptionGroup var agent: AgentConnection

@@ -4,6 +4,6 @@ import ArgumentParser
 struct Calibrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure this device and store the result.",
-        subcommands: [CalibrateSensors.self]
+        subcommands: [CalibrateSensors.self, CalibrateRanging.self]
     )
 }

@@ -11,8 +11,8 @@ struct Nearplay: AsyncParsableCommand {
             CommandGroup(name: "Player", subcommands: [
                 AgentCommand.self, RegisterCommand.self, LoginCommand.self, StatusCommand.self, NearbyCommand.self,
                 InviteCommand.self, InvitationsCommand.self, AcceptCommand.self, DeclineCommand.self, GamesCommand.self,
-                PlayCommand.self, StatsCommand.self, UnlockedCommand.self, BlockCommand.self, TournamentsCommand.self, JoinCommand.self,
-                EventsCommand.self, MetricsCommand.self,
+                PlayCommand.self, StatsCommand.self, LeaderboardCommand.self, AchievementsCommand.self, UnlockedCommand.self,
+                BlockCommand.self, TournamentsCommand.self, JoinCommand.self, EventsCommand.self, MetricsCommand.self,
             ]),
             CommandGroup(name: "Sensor", subcommands: [SensorsCommand.self, Calibrate.self, PracticeCommand.self]),
             CommandGroup(name: "Radio", subcommands: [

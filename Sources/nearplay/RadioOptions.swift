@@ -7,14 +7,14 @@ import ServiceLifecycle
 
 /// Options shared by the commands that use the Bluetooth radio.
 struct RadioOptions: ParsableArguments {
-    @Option(help: "Bluetooth adapter to use, e.g. hci1 (see `nearplay adapters`). Default: the first powered one.")
+    @Option(help: "Bluetooth adapter to use, e.g. hci1 (see `nearplay adapters`). Default: the first powered one (hci0 with --backend hci).")
     var adapter: String?
 
     @Flag(name: .shortAndLong, help: "Log more about what the radio does.")
     var verbose = false
 
     func validate() throws {
-        if let adapter, !(adapter.hasPrefix("hci") && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count > 3) {
+        if let adapter, !RadioSelection.isAdapterName(adapter) {
             throw ValidationError("--adapter takes an adapter name such as hci0, not “\(adapter)”.")
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconFrames
 import Ranging
+import Traces
 
 /// The ranging choices shared by `replay`, `eval` and the live commands.
 struct RangingOptions: ParsableArguments {
@@ -52,6 +53,22 @@ struct RangingOptions: ParsableArguments {
         return (all, byReceiver)
     }
 
+    @Option(help: ArgumentHelp("Use the ranging profile stored for this receiver by `nearplay calibrate ranging` (its offset and exponent replace --rssi-offset and --exponent).", valueName: "receiver"))
+    var profile: String?
+
+    @Option(help: ArgumentHelp("The profile file --profile reads (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
+    var profiles: String?
+
+    /// The stored profile --profile names; nil without --profile.
+    func storedProfile() throws -> RangingProfile? {
+        guard let profile else { return nil }
+        let store = RangingProfileStore(path: profiles)
+        guard let stored = try store.load().receivers[profile] else {
+            throw ValidationError("--profile \(profile): \(store.path) has no profile for that receiver; run `nearplay calibrate ranging --receiver \(profile) …` first.")
+        }
+        return stored
+    }
+
     @Option(help: "Shortest exit timeout in seconds.")
     var minExitTimeout: Double = 2
 
@@ -74,6 +91,7 @@ struct RangingOptions: ParsableArguments {
         }
         guard rangeInterval >= 0, rangeInterval <= 86_400 else { throw ValidationError("--range-interval must be between 0 and 86400 seconds.") }
         _ = try offsets()
+        _ = try storedProfile()
     }
 
     var configuration: RangingConfiguration {
@@ -88,9 +106,10 @@ struct RangingOptions: ParsableArguments {
         case .altbeacon: .altBeaconCurve(.nexus5)
         }
         let offsets: (all: Double, byReceiver: [Receiver: Double]) = (try? offsets()) ?? (0, [:])
-        return RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: offsets.all,
+        let configuration = RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: offsets.all,
                                     receiverOffsets: offsets.byReceiver,
                                     presence: PresenceConfiguration(minimumTimeout: minExitTimeout, maximumTimeout: maxExitTimeout),
                                     rangeInterval: rangeInterval)
+        return ((try? storedProfile()) ?? nil).map { $0.applied(to: configuration) } ?? configuration
     }
 }

@@ -7,12 +7,13 @@ import Traces
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record everything scanned through BlueZ to a trace file (trace v1), until interrupted.",
+        abstract: "Record everything scanned through BlueZ (or raw HCI) to a trace file (trace v1), until interrupted.",
         discussion: """
         Every advertisement BlueZ reports, beacon or not, with its RSSI and advertising data, so it \
         can be replayed with `nearplay replay`. BlueZ rebuilds advertising data from what it parsed \
         (flags, manufacturer and service data, other AD types); for the exact bytes on the air, \
-        record with `btmon -w FILE` instead (see hardware-notes.md).
+        record with --backend hci (the controller's reports as received, duplicates and all) or \
+        `btmon -w FILE` (see hardware-notes.md).
         """
     )
 
@@ -27,9 +28,14 @@ struct RecordCommand: AsyncParsableCommand {
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions
+    @OptionGroup var backend: BackendOptions
+    @OptionGroup var hci: HCIScanOptions
 
     func validate() throws {
         guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
+        if let problem = backend.selection(adapter: radio.adapter, hciScan: hci.settings).problem(name: BackendOptions.optionName) {
+            throw ValidationError(problem)
+        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
     }
 
@@ -45,10 +51,11 @@ struct RecordCommand: AsyncParsableCommand {
             }
             output = handle
         }
-        let source = "nearplay record (BlueZ" + (radio.adapter.map { ", \($0)" } ?? "") + ")"
+        let selection = backend.selection(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
+        let source = "nearplay record (\(selection.description))"
         let writer = LineWriter(output)
         writer.write(TraceWriter.header(source: source))
-        let scanner = BlueZScanner(adapterName: radio.adapter, rssiThreshold: rssiThreshold)
+        let scanner = selection.makeScanner()
         let duration = self.duration
         do {
             try await runUntilInterrupted {

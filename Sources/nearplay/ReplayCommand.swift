@@ -51,7 +51,7 @@ struct ReplayCommand: ParsableCommand {
 /// The readable table `replay` prints.
 struct EventTable {
     let header = pad("t", 9) + "  " + pad("event", 5) + "  " + pad("beacon", 48) + "  " + pad("address", 17)
-        + "  " + pad("rssi", 4, right: true) + "  " + pad("filt", 6, right: true) + "  " + pad("dist m", 6, right: true)
+        + "  " + pad("rssi", 4, right: true) + "  " + pad("filt", 6, right: true) + "  " + pad("distance (68 %)", 19, right: true)
         + "  " + pad("zone", 9) + "  truth m"
 
     func row(_ event: ProximityEvent, truth: Double?) -> String {
@@ -64,11 +64,19 @@ struct EventTable {
             line += "  " + pad(event.rssi.map(String.init) ?? "-", 4, right: true)
         }
         if event.kind == .range {
-            line += "  " + pad(number(event.filteredRSSI, 1), 6, right: true) + "  " + pad(number(event.distance, 2), 6, right: true)
+            line += "  " + pad(number(event.filteredRSSI, 1), 6, right: true) + "  " + pad(distanceText(event.distance, event.distanceInterval), 19, right: true)
                 + "  " + pad((event.zone ?? .unknown).rawValue, 9) + "  " + number(truth, 2)
         }
         return line
     }
+}
+
+/// A distance as the terminal views show it, with its interval: "2.1 m (1.4–3.2)"; "-" when unknown.
+func distanceText(_ distance: Double?, _ interval: ClosedRange<Double>?) -> String {
+    guard let distance else { return "-" }
+    func short(_ metres: Double) -> String { String(format: metres < 10 ? "%.1f" : "%.0f", metres) }
+    guard let interval else { return short(distance) + " m" }
+    return short(distance) + " m (" + short(interval.lowerBound) + "–" + short(interval.upperBound) + ")"
 }
 
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

@@ -9,7 +9,7 @@ import Traces
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Scan for beacons nearby through BlueZ (or the simulated air) and show them live.",
+        abstract: "Scan for beacons nearby through BlueZ (or raw HCI, or the simulated air) and show them live.",
         discussion: """
         On a terminal, a table of the beacons in range refreshed in place: identity, address, RSSI, \
         filtered RSSI, distance, zone and seconds since last seen. With --json, the proximity events \
@@ -21,20 +21,24 @@ struct ScanCommand: AsyncParsableCommand {
     var json = false
 
     // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
-    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ only, the simulated air hears down to -100).")
+    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ and hci, the simulated air hears down to -100).")
     var rssiThreshold: Int = -110
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var backend: BackendOptions
+    @OptionGroup var hci: HCIScanOptions
     @OptionGroup var ranging: RangingOptions
 
     func validate() throws {
         guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
+        if let problem = backend.selection(adapter: radio.adapter, hciScan: hci.settings).problem(name: BackendOptions.optionName) {
+            throw ValidationError(problem)
+        }
     }
 
     func run() async throws {
         radio.bootstrapLogging()
-        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold)
+        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
         let view: any LiveView = if json {
             JSONEventView()
         } else if isatty(STDOUT_FILENO) == 1 {
@@ -86,7 +90,7 @@ struct TerminalTableView: LiveView {
         guard isTick || events.contains(where: { $0.kind != .range }) else { return }
         var lines = [
             pad("beacon", 48) + "  " + pad("address", 17) + "  " + pad("rssi", 4, right: true) + "  "
-                + pad("filt", 6, right: true) + "  " + pad("dist m", 6, right: true) + "  " + pad("zone", 9) + "  "
+                + pad("filt", 6, right: true) + "  " + pad("distance (68 %)", 19, right: true) + "  " + pad("zone", 9) + "  "
                 + pad("seen", 5, right: true),
         ]
         let tracks = tracker.tracks.sorted {
@@ -96,7 +100,7 @@ struct TerminalTableView: LiveView {
             lines.append(pad(track.identity.description, 48) + "  " + pad(track.address.description, 17) + "  "
                 + pad(track.lastRSSI.map(String.init) ?? "-", 4, right: true) + "  "
                 + pad(track.filteredRSSI.map { String(format: "%.1f", $0) } ?? "-", 6, right: true) + "  "
-                + pad(track.distance.map { String(format: "%.2f", $0) } ?? "-", 6, right: true) + "  "
+                + pad(distanceText(track.distance, track.distanceInterval), 19, right: true) + "  "
                 + pad(track.zone.rawValue, 9) + "  "
                 + pad(String(format: "%.0fs", max(0, now - track.lastSeen)), 5, right: true))
         }

@@ -8,7 +8,8 @@ import Testing
         let requests: [AgentRequest] = [.status, .nearby, .invite(players: ["bob", "carol"]), .invitations, .accept(invitation: 3),
                                         .decline(invitation: 4), .games, .play(game: 5), .stats(player: "bob"), .unlocked,
                                         .block(player: "eve"), .locations, .tournaments(), .tournaments(location: 3), .join(tournament: 9),
-                                        .events(), .events(recent: 20)]
+                                        .events(), .events(recent: 20), .achievements,
+                                        .leaderboard(board: "week"), .leaderboard(board: "day", date: "2027-01-31", offset: 40, limit: 10)]
         for request in requests { #expect(try AgentRequest(line: request.line) == request) }
     }
 
@@ -29,6 +30,9 @@ import Testing
         ("{\"verb\":\"join\"}", "tournament: expected a positive whole number"),
         ("{\"verb\":\"join\",\"tournament\":0}", "tournament: expected a positive whole number"),
         ("{\"verb\":\"tournaments\",\"location\":-1}", "location: expected a positive whole number"),
+        ("{\"verb\":\"leaderboard\"}", "board: expected day, week, month, all or league"),
+        ("{\"verb\":\"leaderboard\",\"board\":\"day\",\"limit\":0}", "limit: expected 1 to 100"),
+        ("{\"verb\":\"leaderboard\",\"board\":\"day\",\"offset\":-1}", "offset: expected 0 or more"),
     ])
     func refusesMalformedRequestsNamingTheField(line: String, expected: String) {
         #expect {

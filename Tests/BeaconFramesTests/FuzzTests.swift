@@ -38,6 +38,11 @@ import Testing
         _ = try? ExposureNotification(advertisingData: ad)
         _ = try? HCIEvent.advertisingReports(bytes)
         _ = try? HCIEvent.advertisingReports(bytes, framing: .eventCode)
+        _ = try? HCIEvent.commandResult(bytes)
+        _ = try? HCILEFeatures(returnParameters: bytes)
+        var decoder = HCIAdvertisementDecoder()
+        var advertisements: [Advertisement] = []
+        _ = try? decoder.decode(bytes, time: 0, into: &advertisements)
         _ = try? BTSnoop.parse(BTSnoop.header(datalink: .h4) + bytes)
         _ = Sighting.decodeIdentity(bytes)
     }
@@ -86,6 +91,35 @@ import Testing
             }
         }
         #expect(disagreements == 0)
+    }
+
+    /// The radio's decoder and `HCIEvent.advertisingReports` agree on every mutated event: the
+    /// same reports when it decodes (legacy ones pass straight through), nothing when it throws.
+    @Test func theRadioDecoderAgreesWithTheReportDecoder() {
+        var random = Generator(state: 12)
+        let seeds = Self.seeds.filter { $0.count > 3 && ($0[0] == 0x04 || $0[0] == 0x3E) }
+        #expect(!seeds.isEmpty)
+        for seed in seeds {
+            for _ in 0..<3_000 {
+                var bytes = seed
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                bytes[index] = UInt8.random(in: 0...255, using: &random)
+                var decoder = HCIAdvertisementDecoder()
+                var advertisements = [Advertisement(time: 0, address: BluetoothAddress(1, 2, 3, 4, 5, 6), rssi: -1, data: [])]
+                let decoded = Result { () throws(FrameError) in try decoder.decode(bytes, time: 1, into: &advertisements) }
+                guard HCIAdvertisementDecoder.isAdvertisingReport(bytes, framing: .detect),
+                      let reports = try? HCIEvent.advertisingReports(bytes) else {
+                    #expect(advertisements.count == 1, "a refused event appends nothing")
+                    continue
+                }
+                #expect((try? decoded.get()) != nil)
+                let legacy = reports.filter { !$0.isExtended }
+                if legacy.count == reports.count {
+                    #expect(advertisements.dropFirst().map(\.data) == legacy.map(\.data))
+                    #expect(advertisements.dropFirst().map(\.rssi) == legacy.map(\.rssi))
+                }
+            }
+        }
     }
 
     @Test func roundTripsRandomIBeacons() throws {

@@ -127,19 +127,20 @@ import enum Lobby.SyntheticRecording
                 try await alice.submitHonestly(game: id, round: n, score: 100, key: "a\(n)")
                 try await bob.submitHonestly(game: id, round: n, score: 200 * n, key: "b\(n)")
             }
-            let resumed = try await liveEvents(of: bob, after: started[1].cursor, count: 4)
-            #expect(resumed.map(\.kind) == ["roundFinished", "roundFinished", "gameFinished", "unlocked"])
-            #expect(resumed.map(\.data.round) == [2, 3, nil, nil])
+            let resumed = try await liveEvents(of: bob, after: started[1].cursor, count: 5)
+            #expect(resumed.map(\.kind) == ["roundFinished", "roundFinished", "gameFinished", "unlocked", "achievementUnlocked"])
+            #expect(resumed.map(\.data.round) == [2, 3, nil, nil, nil])
+            #expect(resumed[4].data.achievement == "firstWin")
             #expect(resumed[2].data.winner == "bob")
             let feed = try await bob.events(after: 0).events
             #expect(invited + started + resumed == feed)
             // And events that happen while listening follow without a repeat.
-            let next = try await liveEvents(of: bob, after: resumed[3].cursor, count: 1) {
+            let next = try await liveEvents(of: bob, after: resumed[4].cursor, count: 1) {
                 _ = try await alice.reportEncounters([EncounterSighting(uuid: players[1].beacon.uuid, major: players[1].beacon.major, minor: players[1].beacon.minor, distance: 1, at: Date())])
                 _ = try await alice.invite(["bob"])
             }
             #expect(next.map(\.kind) == ["invitationReceived"])
-            #expect(next[0].cursor > resumed[3].cursor)
+            #expect(next[0].cursor > resumed[4].cursor)
         }
     }
 

@@ -27,7 +27,7 @@ import Testing
                 EncounterSighting(uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor, distance: 0.8, at: Date()),
             ])
             #expect(receipt.recorded == 1)
-            #expect(try await alice.stats(of: "bob").gamesPlayed == 0)
+            #expect(try await alice.statistics(of: "bob").gamesPlayed == 0)
 
             let invitation = try await alice.invite(["bob", "ghost"])
             #expect(invitation.invitees.map(\.username) == ["bob"])

@@ -82,11 +82,11 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines[0] == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59}"#)
-        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"zone":"near","truth_m":1.0}"#))
+        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"distance_lo_m":0.56,"distance_hi_m":1.80,"zone":"near","truth_m":1.0}"#))
         #expect(lines[2].contains(#""event":"range""#) && !lines[2].contains("truth_m"))
         // The trace ends: the beacon exits at its deadline, last seen (0.3 s) + 2 s (its one
-        // 0.2 s gap gives 12 × 0.2 = 2.4 s, within the bounds).
-        #expect(lines[3] == #"{"t":2.700,"event":"exit","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01"}"#)
+        // 0.2 s gap gives an interval of 0.2 s and a timeout of a few intervals, raised to the floor).
+        #expect(lines[3] == #"{"t":2.300,"event":"exit","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01"}"#)
     }
 
     @Test func replayPrintsATableByDefault() throws {
@@ -96,10 +96,12 @@ import Testing
         #expect(run.status == 0)
         let rows = run.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == 4)
-        #expect(rows[0].hasPrefix("t ") && rows[0].contains("event") && rows[0].contains("dist m"))
+        #expect(rows[0].hasPrefix("t ") && rows[0].contains("event") && rows[0].contains("distance (68 %)"))
         #expect(rows[1].contains("enter") && rows[1].contains("-70"))
-        // -70 dBm against -59 at 1 m with n = 2.8: 10^(11/28) = 2.47 m, near.
-        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.47") && rows[2].contains("near"))
+        // -70 dBm against -59 at 1 m with n = 2.8: 10^(11/28) = 2.47 m, near. The interval after one
+        // reading: 6 dB shadowing, the filter's 15.2 dB² and the exponent's 11 · 0.5 / 2.8 dB give
+        // 7.42 dB, so 10^((11 ∓ 7.42) / 28) = 1.34 … 4.55 m.
+        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.5 m (1.3–4.5)") && rows[2].contains("near"))
         #expect(rows[3].contains("30.000") && rows[3].contains("exit"))
     }
 
@@ -158,6 +160,75 @@ import Testing
         #expect((report["presence"] as? [String: Any])?["falseExits"] as? Int == 0)
     }
 
+    /// Two recordings of one family: pooled into one row, a two-point calibration from each,
+    /// and a plot per recording.
+    @Test func evalPoolsByFamilyCalibratesAndPlots() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-eval-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A beacon held at 1 m, then at 3 m, in a room with exponent 2 (the model assumes 2.8).
+        let script = folder + "/still.json"
+        try #"{"beacons":[{"beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","interval":0.2,"waypoints":[[0,1],[30,1],[30.01,3],[60,3]]}]}"#
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        for (name, seed) in [("room-a", "1"), ("room-b", "2")] {
+            let simulate = try Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "--seed", seed,
+                                         "-o", folder + "/\(name).jsonl"])
+            #expect(simulate.status == 0, "\(simulate.stderr)")
+        }
+        let plots = folder + "/plots"
+        // Clear simulated air with no lasting shadowing: a plain fit (--spot-shadowing 0).
+        let run = try Self.run(["eval", "--calibrate-from", "each", "--spot-shadowing", "0", "--plot", plots, folder + "/room-a.jsonl", folder + "/room-b.jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("| room | 2 |") })
+        #expect(run.stdout.contains("calibrated Nearplay"))
+        #expect(run.stdout.contains("- zone accuracy at least 85 %: holds"))
+        // The calibration finds the room's exponent 2 from each recording.
+        #expect(run.stderr.contains("room-a.jsonl: two-point profile at 1 m and 3 m"), "\(run.stderr)")
+        let exponents = run.stderr.split(separator: "\n").compactMap { line in line.split(separator: "exponent ").last.flatMap { Double($0) } }
+        #expect(exponents.count == 2 && exponents.allSatisfy { abs($0 - 2) < 0.3 }, "\(exponents)")
+        // Calibrated, the median error (column 10) is smaller than uncalibrated (column 4).
+        let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        let uncalibrated = try #require(Double(cells[3].replacingOccurrences(of: " m", with: "")))
+        let calibrated = try #require(Double(cells[9].replacingOccurrences(of: " m", with: "")))
+        #expect(calibrated < uncalibrated, "\(row)")
+        for name in ["room-a", "room-b"] {
+            let svg = try String(contentsOfFile: plots + "/\(name).svg", encoding: .utf8)
+            #expect(svg.hasPrefix("<svg") && svg.contains("data-series=\"nearplay\"") && svg.contains("data-series=\"interval\""))
+        }
+    }
+
+    /// `calibrate ranging` fits and stores a profile; `replay --profile` uses it.
+    @Test func calibrateRangingStoresAProfileThatReplayUses() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-cal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for metres in [1, 3] {
+            let script = folder + "/at\(metres).json"
+            try #"{"beacons":[{"beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","interval":0.2,"waypoints":[[0,\#(metres)],[30,\#(metres)]]}]}"#
+                .write(toFile: script, atomically: true, encoding: .utf8)
+            let simulate = try Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "-o", folder + "/at\(metres).jsonl"])
+            #expect(simulate.status == 0, "\(simulate.stderr)")
+        }
+        let profiles = folder + "/profiles.json"
+        let calibrate = try Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--at", "3=\(folder)/at3.jsonl",
+                                      "--receiver", "hci0", "--profiles", profiles, "--spot-shadowing", "0", "--json"])
+        #expect(calibrate.status == 0, "\(calibrate.stderr)")
+        let profile = try #require(try JSONSerialization.jsonObject(with: Data(calibrate.stdout.utf8)) as? [String: Any])
+        #expect(abs((profile["exponent"] as? Double ?? 0) - 2) < 0.2)
+        #expect(FileManager.default.fileExists(atPath: profiles))
+        // Replayed with the profile, the 3 m recording reads about 3 m; without it, the 2.8 model reads short.
+        let calibrated = try Self.run(["replay", "--json", "--profile", "hci0", "--profiles", profiles, folder + "/at3.jsonl"])
+        #expect(calibrated.status == 0, "\(calibrated.stderr)")
+        let last = try #require(calibrated.stdout.split(separator: "\n").last { $0.contains("\"range\"") })
+        let event = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(abs((event["distance_m"] as? Double ?? 0) - 3) < 0.5, "\(last)")
+        #expect((event["distance_lo_m"] as? Double ?? 99) < 3 && (event["distance_hi_m"] as? Double ?? 0) > 3)
+        let missing = try Self.run(["replay", "--profile", "nobody", "--profiles", profiles, folder + "/at3.jsonl"])
+        #expect(missing.status != 0 && missing.stderr.contains("no profile for that receiver"))
+        let oneDistance = try Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--profiles", profiles])
+        #expect(oneDistance.status != 0 && oneDistance.stderr.contains("two or more distances"))
+    }
+
     @Test func evalRefusesTracesWithoutTruth() throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -166,8 +237,9 @@ import Testing
         let run = try Self.run(["eval", path, withTruth])
         #expect(run.status == 65)
         #expect(run.stderr.contains("no line carries truth_m"))
-        // The file after it is still evaluated.
-        #expect(run.stdout.split(separator: "\n").count == 4)
+        // The file after it is still evaluated: one family row, with one range event.
+        let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("| nearplay | 1 | 1 |") }
+        #expect(rows.count == 1, "\(run.stdout)")
     }
 
     @Test func offsetsForReceiversNoTraceNamesAreReported() throws {

@@ -30,7 +30,7 @@ import Testing
                 section = String(line.dropFirst().dropLast())
                 continue
             }
-            let parts = line.split(separator: "=", maxSplits: 1)
+            let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let section, parts.count == 2 else {
                 Issue.record("\(name):\(number + 1): “\(line)” is neither a section header nor KEY=VALUE inside one")
                 continue
@@ -80,6 +80,15 @@ import Testing
                 "the session arrives as $CREDENTIALS_DIRECTORY/credentials.json, which `nearplay beacon` reads")
         #expect(service["RuntimeDirectory"]?.isEmpty == false)
         #expect(unit["Unit"]?["After"]?.first?.contains("bluetooth.service") == true)
+    }
+
+    /// The raw HCI drop-in grants exactly the two capabilities and the Bluetooth socket family.
+    @Test func theHCIDropInGrantsRawSocketsAndNothingMore() throws {
+        let service = try #require(try Self.parse("nearplay-hci.conf")["Service"])
+        #expect(service["AmbientCapabilities"] == ["CAP_NET_RAW CAP_NET_ADMIN"])
+        #expect(service["CapabilityBoundingSet"] == ["CAP_NET_RAW CAP_NET_ADMIN"])
+        #expect(service["RestrictAddressFamilies"] == ["AF_BLUETOOTH"])
+        #expect(service["ExecStart"] == ["", "/usr/local/bin/nearplay beacon --location %i --backend hci"])
     }
 
     static var systemdAnalyze: String? {

@@ -43,3 +43,44 @@ import Testing
         #expect(run.stderr.isEmpty)
     }
 }
+
+/// `--backend hci` as people type it, on this machine. One command at a time, each waited for on
+/// a thread of its own: the test pool's two threads stay free for the tests that need them.
+@Suite(.serialized) struct HCIBackendOptionTests {
+    static func run(_ arguments: [String]) async throws -> CLITests.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try CLITests.run(arguments) }) }.start()
+        }
+    }
+
+    /// Options of another backend, or out of range, are refused before anything is opened.
+    @Test(arguments: [
+        (["scan", "--backend", "hci", "--device", "alice"], "--device and --air-socket are for the simulated air"),
+        (["scan", "--hci-scan-interval", "50"], "--hci-active, --hci-scan-interval and --hci-scan-window is for the hci backend"),
+        (["record", "out.jsonl", "--hci-active"], "is for the hci backend"),
+        (["scan", "--backend", "hci", "--hci-scan-interval", "50", "--hci-scan-window", "60"], "--hci-scan-window must be between 2.5 ms and the scan interval"),
+        (["scan", "--backend", "hci", "--adapter", "bt0"], "--adapter takes an adapter name such as hci0"),
+        (["scan", "--backend", "radio"], "--backend"),
+        (["beacon", "--location", "hall", "--backend", "hci", "--device", "alice"], "--device and --air-socket are for the simulated air"),
+    ])
+    func refusesOptionsThatCannotWork(arguments: [String], message: String) async throws {
+        let run = try await Self.run(arguments)
+        #expect(run.status == 64, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+
+    static var kernelHasNoBluetooth: Bool {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue), 1)
+        if fd >= 0 { close(fd) }
+        return fd < 0 && errno == EAFNOSUPPORT
+    }
+
+    /// Without Bluetooth in the kernel (these test machines), the hci backend says so and exits
+    /// with EX_UNAVAILABLE instead of waiting for an adapter that cannot appear.
+    @Test(.enabled(if: kernelHasNoBluetooth), arguments: [["scan", "--backend", "hci"], ["record", "-", "--backend", "hci", "--adapter", "hci1"]])
+    func saysWhenTheKernelHasNoBluetooth(arguments: [String]) async throws {
+        let run = try await Self.run(arguments)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("This kernel has no Bluetooth support"), "\(run.stderr)")
+    }
+}

@@ -5,11 +5,12 @@ import Radio
 import Testing
 
 /// What every ``AdvertisementScanner`` must do, run against each implementation: the trace replay, BlueZ
-/// (over a private bus with the BlueZ mock) and the simulated air (a hub on a temporary socket).
+/// (over a private bus with the BlueZ mock), raw HCI (a fake controller on a socketpair) and the
+/// simulated air (a hub on a temporary socket).
 /// One test at a time: each starts a bus and a Python mock, and the machine is shared.
 @Suite(.serialized) struct ScannerConformanceTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case replay, bluez, sim
+        case replay, bluez, hci, sim
         var testDescription: String { rawValue }
     }
 
@@ -35,6 +36,21 @@ import Testing
                                                manufacturerData: [0x004C: beacon.manufacturerData])
             }
             return (probe, { await probe.stop(); bluez.stop() })
+        case .hci:
+            let fake = FakeController()
+            let folder = NSTemporaryDirectory() + "npconf-\(UUID().uuidString.prefix(8))"
+            let probe = ScanProbe(HCIScanner(controller: fake.controller, options: HCIOptions(stateDirectory: folder, bluetoothdIsRunning: { false })))
+            guard await fake.waitForCommands({ $0.contains(.leSetScanEnable) }) else {
+                throw TestEnvironmentError("the HCI scanner never enabled scanning on the fake controller")
+            }
+            for advertisement in air {
+                fake.send(HCIEvents.legacy([(3, advertisement.address.description, Int8(advertisement.rssi!), advertisement.data)]))
+            }
+            return (probe, {
+                await probe.stop()
+                fake.stop()
+                try? FileManager.default.removeItem(atPath: folder)
+            })
         case .sim:
             // No noise or loss, and each beacon where the log-distance model (n = 2, −59 dBm at
             // 1 m) gives its RSSI exactly: 10^((−59 − rssi) / 20) metres away.

@@ -56,6 +56,44 @@ import Testing
         #expect(latency >= 1.5)
     }
 
+    /// A 1 Hz beacon losing a third of its packets, for a day: false exits rarer than once an
+    /// hour, and once it stops, an exit within AltBeacon's 10 s.
+    @Test(arguments: [3, 4, 5] as [UInt64])
+    func oneHertzBeaconWithAThirdLostExitsWithinTenSecondsAndRarelyFalsely(seed: UInt64) {
+        var tracker = ProximityTracker()
+        var events: [ProximityEvent] = []
+        let hours = 24.0
+        let times = Self.transmissions(interval: 1, from: 0, to: hours * 3600, loss: 1.0 / 3, seed: seed)
+        for time in times { tracker.observe(Self.sighting(time), into: &events) }
+        let falseExits = events.filter { $0.kind == .exit }.count
+        #expect(Double(falseExits) < hours, "\(falseExits) false exits in \(hours) h")
+        // Each false exit needed eight packets lost in a row (expected 2400 · ⅓⁸ ≈ 0.37 an hour).
+        #expect(falseExits <= 18)
+        let track = tracker.track(Self.beacon)
+        #expect(abs((track?.advertisingInterval ?? 0) - 1) < 0.01)
+        #expect(abs((track?.packetLoss ?? 0) - 1.0 / 3) < 0.06, "loss estimate \(track?.packetLoss ?? -1)")
+        tracker.advance(to: (hours + 1) * 3600, into: &events)
+        let latency = (events.last { $0.kind == .exit }?.time ?? .infinity) - (times.last ?? 0)
+        #expect(latency <= 10, "exit came \(latency) s after the last packet")
+        #expect(latency >= 8)
+    }
+
+    /// The timeout maths on its own: the smallest run of losses rarer than the target rate.
+    @Test func timeoutIsTheShortestRunOfLossesRarerThanTheTarget() {
+        let presence = PresenceConfiguration()
+        // 1 Hz, p = 1/3: 2400 received an hour; 2400 · (1/3)^8 = 0.37 ≤ 0.5 < 2400 · (1/3)^7 = 1.1.
+        #expect(abs(presence.timeout(interval: 1, loss: 1.0 / 3) - 8.25) < 1e-9)
+        // 10 Hz: k = 10, 1.025 s, raised to the 2 s floor.
+        #expect(presence.timeout(interval: 0.1, loss: 1.0 / 3) == 2)
+        // Every 10 s: capped at 30 s; unknown interval: the initial 30 s.
+        #expect(presence.timeout(interval: 10, loss: 0.2) == 30)
+        #expect(presence.timeout(interval: nil, loss: 0) == 30)
+        // More loss, longer timeout; a stricter target, longer still.
+        #expect(presence.timeout(interval: 1, loss: 0.5) > presence.timeout(interval: 1, loss: 1.0 / 3))
+        let strict = PresenceConfiguration(falseExitsPerHour: 0.01)
+        #expect(strict.timeout(interval: 1, loss: 1.0 / 3) > presence.timeout(interval: 1, loss: 1.0 / 3))
+    }
+
     @Test func exitTimeoutAdaptsToASlowBeaconWithinBounds() {
         var tracker = ProximityTracker()
         var events: [ProximityEvent] = []
@@ -113,12 +151,13 @@ import Testing
         for time in stride(from: 0.0, through: 1, by: 0.1) { tracker.observe(Self.sighting(time, identity: first), into: &events) }
         tracker.advance(to: 10, into: &events)
         #expect(events.last?.kind == .exit && tracker.count == 0)
-        // The second beacon is seen once a second for a minute: its timeout is 12 s.
+        // The second beacon is seen once a second for a minute and loses nothing: its timeout is
+        // 3¼ intervals (loss taken as the 5 % floor: ⌈ln(0.5 / 3420) / ln 0.05⌉ = 3).
         for time in stride(from: 10.0, through: 70, by: 1) { tracker.observe(Self.sighting(time, identity: second), into: &events) }
         #expect(events.filter { $0.kind == .exit && $0.identity == second }.isEmpty)
         tracker.finish(into: &events)
         #expect(events.last?.identity == second)
-        #expect(abs((events.last?.time ?? 0) - 82) < 0.5)
+        #expect(abs((events.last?.time ?? 0) - 73.25) < 0.01, "\(events.last?.time ?? -1)")
     }
 
     @Test func impossibleReadingsAreDroppedAndCountedButStillShowPresence() {

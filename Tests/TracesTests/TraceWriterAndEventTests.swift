@@ -40,6 +40,9 @@ import Traces
         let exit = ProximityEvent(kind: .exit, time: 12.3, identity: Self.beacon, address: Self.address, receiver: Receiver("hall"))
         #expect(EventFormat.json(enter) == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-63}"#)
         #expect(EventFormat.json(range, truthDistance: 1.0) == #"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-63,"rssi_filtered":-62.4,"distance_m":1.02,"zone":"near","truth_m":1.0}"#)
+        var withInterval = range
+        withInterval.distanceInterval = 0.6789...1.8
+        #expect(EventFormat.json(withInterval).contains(#""distance_m":1.02,"distance_lo_m":0.68,"distance_hi_m":1.80,"zone":"near"}"#))
         #expect(EventFormat.json(unknown).hasSuffix(#""rssi":-70,"rssi_filtered":-70.0,"distance_m":null,"zone":"unknown"}"#))
         #expect(EventFormat.json(exit) == #"{"t":12.300,"event":"exit","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rx":"hall"}"#)
         for line in [enter, range, unknown, exit].map({ EventFormat.json($0) }) {

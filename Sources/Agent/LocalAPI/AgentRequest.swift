@@ -15,6 +15,9 @@ public enum AgentRequest: Sendable, Equatable {
     /// Plays this player's next round of a game on the sensors and submits it.
     case play(game: Int64)
     case stats(player: String)
+    /// A page of a board: `day`, `week`, `month`, `all` or `league`.
+    case leaderboard(board: String, date: String? = nil, offset: Int = 0, limit: Int = 20)
+    case achievements
     case unlocked
     case block(player: String)
     /// Multiplayer locations in range, with the tournaments they ran when they came into range.
@@ -23,12 +26,15 @@ public enum AgentRequest: Sendable, Equatable {
     case tournaments(location: Int64? = nil)
     /// Joins a tournament at a location in range and plays its rounds on the sensors.
     case join(tournament: Int64)
-    /// The last `recent` events (at most ``AgentEventBus/historyLimit``), then every event from
+    /// The last `recent` events (at most ``recentLimit``), then every event from
     /// now on, one per line, until the client hangs up.
     case events(recent: Int = 0)
 
+    /// How many past events `events` can ask for; the agent's event bus keeps that many.
+    public static let recentLimit = 256
+
     public static let verbs = ["status", "metrics", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
-                               "stats", "unlocked", "block", "locations", "tournaments", "join", "events"]
+                               "stats", "leaderboard", "achievements", "unlocked", "block", "locations", "tournaments", "join", "events"]
 
     private struct Fields: Decodable {
         var verb: String?
@@ -37,6 +43,10 @@ public enum AgentRequest: Sendable, Equatable {
         var game: Int64?
         var player: String?
         var recent: Int?
+        var board: String?
+        var date: String?
+        var offset: Int?
+        var limit: Int?
         var location: Int64?
         var tournament: Int64?
     }
@@ -73,9 +83,17 @@ public enum AgentRequest: Sendable, Equatable {
         case "invitations": self = .invitations
         case "games": self = .games
         case "unlocked": self = .unlocked
+        case "achievements": self = .achievements
+        case "leaderboard":
+            guard let board = fields.board, (1...64).contains(board.count) else {
+                throw AgentError("board: expected day, week, month, all or league.", code: "badRequest")
+            }
+            guard (0...).contains(fields.offset ?? 0) else { throw AgentError("offset: expected 0 or more.", code: "badRequest") }
+            guard (1...100).contains(fields.limit ?? 20) else { throw AgentError("limit: expected 1 to 100 entries.", code: "badRequest") }
+            self = .leaderboard(board: board, date: fields.date, offset: fields.offset ?? 0, limit: fields.limit ?? 20)
         case "events":
-            guard (0...AgentEventBus.historyLimit).contains(fields.recent ?? 0) else {
-                throw AgentError("recent: expected 0 to \(AgentEventBus.historyLimit) past events.", code: "badRequest")
+            guard (0...Self.recentLimit).contains(fields.recent ?? 0) else {
+                throw AgentError("recent: expected 0 to \(Self.recentLimit) past events.", code: "badRequest")
             }
             self = .events(recent: fields.recent ?? 0)
         case "invite":
@@ -116,6 +134,11 @@ public enum AgentRequest: Sendable, Equatable {
         case .games: return json(["verb": "games"])
         case .play(let game): return json(["verb": "play", "game": game])
         case .stats(let player): return json(["verb": "stats", "player": player])
+        case .leaderboard(let board, let date, let offset, let limit):
+            var object: [String: Any] = ["verb": "leaderboard", "board": board, "offset": offset, "limit": limit]
+            if let date { object["date"] = date }
+            return json(object)
+        case .achievements: return json(["verb": "achievements"])
         case .unlocked: return json(["verb": "unlocked"])
         case .block(let player): return json(["verb": "block", "player": player])
         case .locations: return json(["verb": "locations"])

@@ -64,6 +64,10 @@ extension ExcludedInvitee: JSONWritable {
 extension LobbyGame: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
+            if let achievements {
+                json.key("achievements")
+                json.array(achievements)
+            }
             json.member("createdAt", createdAt)
             json.member("finishedAt", finishedAt)
             json.member("id", id)
@@ -105,6 +109,7 @@ extension PlannedRound: JSONWritable {
 extension EventData: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.object { json in
+            json.member("achievement", achievement)
             json.member("game", game)
             if let participants {
                 json.key("participants")
@@ -119,6 +124,8 @@ extension EventData: JSONWritable {
                 json.array(rounds)
             }
             json.member("scores", scores)
+            json.member("tier", tier)
+            json.member("title", title)
             json.member("tournament", tournament)
             json.member("winner", winner)
         }

@@ -12,10 +12,11 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);
     /// - `unlocked`: `player`, `persistent`; `unlockLost`: `player`;
-    /// - `tournamentFinished` (to each participant): `tournament`, `winner`.
+    /// - `tournamentFinished` (to each participant): `tournament`, `winner`;
+    /// - `achievementUnlocked`: `achievement` (its id), `tier`, `title`.
     public enum Kind: String, Codable, Sendable {
         case invitationReceived, invitationAnswered, invitationExpired, gameStarted, gameCancelled
-        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished
+        case roundFinished, gameFinished, unlocked, unlockLost, tournamentFinished, achievementUnlocked
     }
 
     public var cursor: Int64
@@ -40,11 +41,16 @@ public struct EventData: Codable, Sendable, Equatable {
     public var rounds: [PlannedRound]?
     /// The tournament that finished.
     public var tournament: Int64?
+    /// An achievement granted: its id, the tier and its title.
+    public var achievement: String?
+    public var tier: Int?
+    public var title: String?
 
     public init(
         game: Int64? = nil, player: String? = nil, response: InvitationResponse? = nil, round: Int? = nil,
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
-        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil
+        participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil,
+        achievement: String? = nil, tier: Int? = nil, title: String? = nil
     ) {
         self.game = game
         self.player = player
@@ -56,5 +62,8 @@ public struct EventData: Codable, Sendable, Equatable {
         self.participants = participants
         self.rounds = rounds
         self.tournament = tournament
+        self.achievement = achievement
+        self.tier = tier
+        self.title = title
     }
 }

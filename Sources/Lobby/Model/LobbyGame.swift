@@ -25,6 +25,8 @@ public struct LobbyGame: Codable, Sendable, Equatable {
     public var winner: String?
     public var createdAt: Date
     public var finishedAt: Date?
+    /// In the answer to a score submission only: the achievements it granted the submitter.
+    public var achievements: [AchievementGrant]? = nil
 }
 
 /// A round as announced when its game starts: what to play and the plan to play it on.

@@ -10,6 +10,10 @@ public struct Player: Codable, Sendable, Equatable {
     /// Path of the photo (relative to the API root), nil without one.
     public var photoURL: String?
     public var createdAt: Date
+    /// IANA time zone its days are counted in (statistics, boards); nil: UTC.
+    public var timeZone: String? = nil
+    /// ISO 3166-1 alpha-2 country code, if it gave one.
+    public var country: String? = nil
 }
 
 /// What a new player gives to register.

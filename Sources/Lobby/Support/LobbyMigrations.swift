@@ -169,6 +169,7 @@ enum LobbyMigrations {
             try db.create(index: "encounterReport_age", on: "encounterReport", columns: ["createdAt"])
         }
         migrator.registerMigration("v3-locations-tournaments", migrate: LocationMigration.v3)
+        registerStatistics(&migrator)
         return migrator
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+extension LobbyStore {
+    /// Every live player's id, for benchmarks that pick players at random.
+    public func benchmarkPlayerIds() async throws -> [Int64] {
+        try await read { db, _ in try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id") }
+    }
+
+    /// Opens `count` one-round games of `minigame` (`duration` seconds) between random pairs of
+    /// `players` in which the second player has already scored, for a benchmark to finish with the
+    /// first player's score.
+    public func benchmarkOpenGames(
+        count: Int, among players: [Int64], minigame: String, duration: Double, seed: UInt64
+    ) async throws -> [(game: Int64, player: Int64)] {
+        try await write { context in
+            var random = SplitMix64(seed: seed)
+            var games: [(game: Int64, player: Int64)] = []
+            for _ in 0..<count {
+                let first = Int(random.next() % UInt64(players.count))
+                var second = Int(random.next() % UInt64(players.count - 1))
+                if second >= first { second += 1 }
+                let (a, b) = (players[first], players[second])
+                var game = GameRecord(id: nil, inviterId: a, state: .open, createdAt: context.now,
+                                      expiresAt: context.now.addingTimeInterval(86400), openedAt: context.now)
+                try game.insertRow(context.db)
+                let id = game.id!
+                try MembershipRecord(gameId: id, playerId: a, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(context.db)
+                try MembershipRecord(gameId: id, playerId: b, role: .invitee, response: .accepted, respondedAt: context.now).insertRow(context.db)
+                try RoundRecord(gameId: id, n: 1, minigame: minigame, duration: duration, signalTime: nil).insertRow(context.db)
+                try ScoreRecord(gameId: id, n: 1, playerId: b, score: 500, key: "bench-opponent", submittedAt: context.now).insertRow(context.db)
+                games.append((id, a))
+            }
+            return games
+        }
+    }
+}
