@@ -53,11 +53,13 @@ import Testing
                 (.get, "/v1/locations/\(location)", nil, .ok),
                 (.get, "/v1/locations/\(location)/tournaments", nil, .ok),
                 (.get, "/v1/tournaments/\(tournament)", nil, .ok),
+                (.get, "/v1/leaderboards/tournament:\(tournament)", nil, .ok),
                 // Routes without ids act on mallory only (checked below).
                 (.get, "/v1/invitations", nil, .ok),
                 (.get, "/v1/games", nil, .ok),
                 (.get, "/v1/events?after=0", nil, .ok),
                 (.get, "/v1/unlocked", nil, .ok),
+                (.get, "/v1/achievements", nil, .ok),
                 (.get, "/v1/players/me", nil, .ok),
                 (.patch, "/v1/players/me", #"{"firstName":"M"}"#, .ok),
                 (.get, "/v1/players/me/calibration", nil, .notFound),
@@ -113,7 +115,7 @@ import Testing
         return bare.split(separator: "/", omittingEmptySubsequences: false).enumerated().map { index, part in
             let previous = index > 0 ? bare.split(separator: "/", omittingEmptySubsequences: false)[index - 1] : ""
             if part.hasPrefix(":") || part.hasPrefix("{") || Int(part) != nil || UUID(uuidString: String(part)) != nil { return "*" }
-            if ["players", "blocks"].contains(previous) && !["me"].contains(part) { return "*" }
+            if ["players", "blocks", "leaderboards"].contains(previous) && !["me"].contains(part) { return "*" }
             return String(part)
         }.joined(separator: "/").replacingOccurrences(of: "//", with: "/")
     }
