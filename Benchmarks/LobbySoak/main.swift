@@ -101,7 +101,7 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
                 _ = try await clientA.resolve(other.beacon)
                 acknowledged.withLock { $0.reads += 1 }
             } else if roll < 70 {
-                _ = try await clientA.stats(of: b.name)
+                _ = try await clientA.statistics(of: b.name)
                 acknowledged.withLock { $0.reads += 1 }
             } else if let current = game, let (client, player, round) = nextScore(current, a, b, clientA, clientB) {
                 // The other 30 %: a score while the pair's game is open, else an invitation and its
