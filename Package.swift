@@ -41,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -81,6 +84,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(
@@ -93,6 +97,11 @@ let package = Package(
             name: "nearplay-dbus-bench",
             dependencies: ["DBus", "Radio", "BusTestSupport"],
             path: "Benchmarks/DBusThroughput"
+        ),
+        .executableTarget(
+            name: "nearplay-bluez-soak",
+            dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/BlueZSoak"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
@@ -121,6 +130,8 @@ let package = Package(
                 "Minigames", "SensorSamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -132,6 +143,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -186,6 +198,14 @@ let package = Package(
             ],
             path: "Sources/nearplay-lobby",
             linkerSettings: deviceBinary
+        ),
+        .executableTarget(
+            name: "nearplay-lobby-soak",
+            dependencies: [
+                "Lobby", "LobbyClient", "Minigames",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/LobbySoak"
         ),
         .executableTarget(
             name: "nearplay-stats-bench",

@@ -66,7 +66,7 @@ let folder = "/tmp/npagentbench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
 let port = try freePort()
-let lobby = try ChildProcess(lobbyExecutable, ["serve", "--port", String(port), "--bcrypt-cost", "4", "--db", folder + "/lobby.sqlite"],
+let lobby = try ChildProcess(lobbyExecutable, ["serve", "--port", String(port), "--bcrypt-cost", "4", "--sign-in-throttle", "off", "--db", folder + "/lobby.sqlite"],
                              log: folder + "/lobby.log")
 defer { lobby.stop() }
 guard lobby.waitFor("lobby listening on") else {

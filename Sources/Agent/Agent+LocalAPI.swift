@@ -32,6 +32,8 @@ extension Agent {
             case .status:
                 return .encoding(AgentStatus(username: identity.username, beacon: identity.beacon.description, radio: radio.description,
                                              lobby: lobby.baseURL, queued: await outbox.count, eventCursor: await follower.lastCursor))
+            case .metrics:
+                return .encoding(await metricsText())
             case .nearby:
                 var players = await nearby.players()
                 if let unlocked = try? await lobby.unlocked() {

@@ -33,6 +33,8 @@ public final class Agent: Sendable {
     /// The device's sensor calibration, stored at the lobby at start so it scores our rounds alike.
     public let calibration: SensorCalibration?
     let logger: Logger
+    /// Counts for `nearplay metrics` (``metricsText()``).
+    public let metrics = AgentMetrics()
     /// How long the queue may take to flush at shutdown.
     public static let flushDeadline: Duration = .seconds(3)
 
@@ -152,9 +154,14 @@ public final class Agent: Sendable {
     func scan() async {
         let ranging = rangingConfiguration()
         await nearby.setRanging(ranging)
-        let pipeline = LiveProximity(scanner: radio.scanner, configuration: ranging)
+        let scanner = CountingScanner(base: radio.scanner, metrics: metrics)
+        let pipeline = LiveProximity(scanner: scanner, configuration: ranging)
         do {
-            try await pipeline.run { [nearby, locations] update in
+            try await pipeline.run { [nearby, locations, metrics] update in
+                if update.isTick {
+                    metrics.trackedBeacons.store(update.tracker.count, ordering: .relaxed)
+                    metrics.tick()
+                }
                 // Location beacons go to the locations; everyone else's to the players.
                 var atLocations: [ProximityEvent] = []
                 var others = update.events

@@ -45,6 +45,9 @@ public actor IdentityResolver {
     private let retryAfterFailure = 3.0
     /// In-memory copy of the cache, so a warm hit costs no database read.
     private var memory: [String: (answer: Answer, expires: Double)] = [:]
+    /// Resolutions answered from the cache, and those that had to ask the lobby (for `nearplay metrics`).
+    public private(set) var cacheHits = 0
+    public private(set) var cacheMisses = 0
 
     public init(store: AgentStore, lobby: LobbyClient, ttl: Double, negativeTTL: Double,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, logger: Logger = Logger(label: "nearplay.identity")) {
@@ -61,11 +64,16 @@ public actor IdentityResolver {
         guard let beacon = PlayerBeacon(identity) else { return .nobody }
         let key = identity.description
         let time = now()
-        if let cached = memory[key], cached.expires > time { return cached.answer }
+        if let cached = memory[key], cached.expires > time {
+            cacheHits += 1
+            return cached.answer
+        }
         if let stored = cachedAnswer(key, at: time) {
             memory[key] = stored
+            cacheHits += 1
             return stored.answer
         }
+        cacheMisses += 1
         if let failed = lastFailure[key], time - failed < retryAfterFailure { return .unavailable }
         if let task = inFlight[key] { return await task.value }
         let lobby = lobby

@@ -32,6 +32,9 @@ public actor LobbyEventsFollower {
 
     /// The cursor of the last event handled.
     public var lastCursor: Int64 { cursor }
+    /// Times the event stream was connected again after the first (for `nearplay metrics`).
+    public var reconnects: Int { max(0, connections - 1) }
+    private var connections = 0
 
     /// Follows the feed until cancelled, reconnecting with backoff (0.25 s doubling to 8 s).
     public func run() async {
@@ -42,6 +45,7 @@ public actor LobbyEventsFollower {
                 for try await event in lobby.liveEvents(after: cursor) {
                     if !connected {
                         connected = true
+                        connections += 1
                         backoff.reset()
                         self.events.publish(AgentEvent(.lobbyConnected))
                     }

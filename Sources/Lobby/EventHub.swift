@@ -22,6 +22,9 @@ public final class EventHub: @unchecked Sendable {
         return stream
     }
 
+    /// Live subscriptions open now (the WebSocket clients).
+    public var subscriberCount: Int { lock.withLock { subscribers.values.reduce(0) { $0 + $1.count } } }
+
     func publish(_ events: [(playerId: Int64, event: LobbyEvent)]) {
         guard !events.isEmpty else { return }
         let targets = lock.withLock { events.map { (subscribers[$0.playerId].map { Array($0.values) } ?? [], $0.event) } }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import HummingbirdBcrypt
@@ -175,8 +176,9 @@ extension LobbyStore {
         sessions.forget(player: playerId)
     }
 
+    /// Session tokens are stored as their SHA-256 digests, so a copy of the database opens no session.
     static func tokenHash(_ token: String) -> Data {
-        Data(SHA256.digest(Array(token.utf8)))
+        Data(SHA256.hash(data: Data(token.utf8)))
     }
 
     func playerView(_ record: PlayerRecord) -> Player {

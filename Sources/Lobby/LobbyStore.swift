@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import GRDB
 import Logging
@@ -16,11 +17,14 @@ public final class LobbyStore: Sendable {
     let database: DatabasePool
     let clock: any LobbyClock
     let logger: Logger
+    /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
+    let readTimer: CoreMetrics.Timer
+    let writeTimer: CoreMetrics.Timer
 
     /// Opens (creating and migrating if needed) the store at `path`, in WAL mode with foreign keys on.
     public init(
         path: String, configuration: LobbyConfiguration = .init(), clock: any LobbyClock = SystemClock(),
-        logger: Logger = Logger(label: "nearplay.lobby")
+        logger: Logger = Logger(label: "nearplay.lobby"), metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws {
         var databaseConfiguration = Configuration()
         databaseConfiguration.foreignKeysEnabled = true
@@ -36,6 +40,8 @@ public final class LobbyStore: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        readTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "read")], factory: metrics)
+        writeTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "write")], factory: metrics)
     }
 
     /// Checkpoints the WAL and closes every connection. Call once, after the last request.
@@ -52,7 +58,10 @@ public final class LobbyStore: Sendable {
     /// mode, run in place (``read(_:)``).
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
+        let timer = writeTimer
         let (value, recorded) = try await database.write { db in
+            let started = ContinuousClock.now
+            defer { timer.record(since: started) }
             var context = WriteContext(db: db, now: now)
             let value = try body(&context)
             return (value, context.events)
@@ -63,6 +72,8 @@ public final class LobbyStore: Sendable {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
         let now = clock.now()
+        let started = ContinuousClock.now
+        defer { readTimer.record(since: started) }
         return try readNow { db in try body(db, now) }
     }
 
@@ -82,5 +93,13 @@ struct WriteContext {
         var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
         try row.insertRow(db)
         events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))
+    }
+}
+
+extension CoreMetrics.Timer {
+    /// Records the time from `started` to now.
+    func record(since started: ContinuousClock.Instant) {
+        let elapsed = (ContinuousClock.now - started).components
+        recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }
 }

@@ -9,6 +9,8 @@ struct APIError: Error, HTTPResponseError {
     var code: String
     var message: String
     var excluded: [ExcludedInvitee] = []
+    /// Seconds for a `Retry-After` header (429 answers).
+    var retryAfter: Int?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
         self.status = status
@@ -54,6 +56,14 @@ struct APIError: Error, HTTPResponseError {
         }
     }
 
+    /// A sign-in or registration over the throttle's limits.
+    static func throttled(retryAfter seconds: Int) -> APIError {
+        var error = APIError(.tooManyRequests, "tooManyAttempts",
+            "Too many sign-in or registration attempts from this address or for this account: try again in \(seconds) s.")
+        error.retryAfter = seconds
+        return error
+    }
+
     static func jsonName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
@@ -77,6 +87,8 @@ struct APIError: Error, HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = Body(error: .init(code: code, message: message, excluded: excluded.isEmpty ? nil : excluded))
-        return try JSONBody.response(status, body)
+        var response = try JSONBody.response(status, body)
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 }

@@ -11,9 +11,10 @@ import ServiceLifecycle
 /// SIGTERM and SIGINT by draining in-flight requests; close the store after it returns.
 public func buildLobbyApplication(
     store: LobbyStore, host: String, port: Int, logger: Logger,
+    throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildLobbyRouter(store: store)
+    let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics)
     return Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),

@@ -1,10 +1,13 @@
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage, the WebSocket upgrade slot, and the
 /// authenticated player once ``AuthenticationMiddleware`` has run.
-public struct LobbyRequestContext: RequestContext, WebSocketRequestContext {
+public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The client's address (nil when the router is driven without a socket, as in tests).
+    public let remoteAddress: SocketAddress?
     public let webSocket: WebSocketHandlerReference<Self>
     /// The authenticated player's id; nil on public routes.
     public var playerId: Int64?
@@ -12,7 +15,11 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
     }
+
+    /// The client's IP address (without the port) as the sign-in throttle counts it.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
 
     /// Request bodies are read by ``JSONBody`` with explicit limits; this is the outer bound.
     public var maxUploadSize: Int { 1024 * 1024 }

@@ -5,10 +5,21 @@ import Lobby
 
 /// Builds the `/v1` API over a store. Public routes: health, the OpenAPI document, registration
 /// and log-in; everything else is behind ``AuthenticationMiddleware`` and acts only as the
-/// authenticated player.
-public func buildLobbyRouter(store: LobbyStore) -> Router<LobbyRequestContext> {
+/// authenticated player. Registration and log-in pass `throttle` before any bcrypt work.
+///
+/// `GET /metrics` (outside `/v1`, where Prometheus looks by default) answers `metrics` in the
+/// Prometheus text format, without a token: counts and times only, no player's data.
+public func buildLobbyRouter(
+    store: LobbyStore, throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics()
+) -> Router<LobbyRequestContext> {
     let router = Router(context: LobbyRequestContext.self)
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorMiddleware())
+    router.get("metrics") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(webSocketClients: store.events.subscriberCount))))
+    }
     let v1 = router.group("v1")
     v1.get("health") { _, _ in
         _ = try await store.expireInvitations()
@@ -19,13 +30,23 @@ public func buildLobbyRouter(store: LobbyStore) -> Router<LobbyRequestContext> {
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
-    v1.post("players") { request, _ in
+    v1.post("players") { request, context in
         let registration = try await JSONBody.decode(Registration.self, from: request)
+        if let wait = throttle.admit(.registration(username: registration.username), from: context.clientAddress) {
+            metrics.throttled("registration")
+            throw APIError.throttled(retryAfter: wait)
+        }
         return try JSONBody.response(.created, try await store.register(registration))
     }
-    v1.post("sessions") { request, _ in
+    v1.post("sessions") { request, context in
         let body = try await JSONBody.decode(LogInRequest.self, from: request)
-        return try JSONBody.response(.created, try await store.logIn(username: body.username, password: body.password))
+        if let wait = throttle.admit(.signIn(username: body.username), from: context.clientAddress) {
+            metrics.throttled("signIn")
+            throw APIError.throttled(retryAfter: wait)
+        }
+        let session = try await store.logIn(username: body.username, password: body.password)
+        throttle.signedIn(body.username)
+        return try JSONBody.response(.created, session)
     }
 
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(store: store))

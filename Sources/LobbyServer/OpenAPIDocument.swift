@@ -12,11 +12,21 @@ info:
     JSON with camelCase keys; dates are ISO 8601. Every route but health, openapi.yaml,
     registration and log-in needs `Authorization: Bearer <token>`. Errors are
     `{"error": {"code": "...", "message": "..."}}` with a 4xx status for client mistakes.
+    Registration and log-in are throttled per account and per client address: past the limits
+    (by default 10 sign-ins per account, then one per 30 s; 30 per address, then one per 6 s;
+    20 registrations per address, then one a minute) they answer 429 `tooManyAttempts` with
+    `Retry-After` in seconds, before any password is checked.
 servers:
   - url: http://127.0.0.1:8080
 security:
   - bearer: []
 paths:
+  /metrics:
+    get:
+      summary: "Counts and times in the Prometheus text format: requests and latency by route, database time, WebSocket clients, throttled sign-ins."
+      security: []
+      responses:
+        "200": {description: The metrics., content: {text/plain: {schema: {type: string}}}}
   /v1/health:
     get:
       summary: Liveness and database check.
@@ -42,6 +52,7 @@ paths:
         "201": {description: The new player., content: {application/json: {schema: {$ref: "#/components/schemas/Player"}}}}
         "400": {$ref: "#/components/responses/Error"}
         "409": {$ref: "#/components/responses/Error"}
+        "429": {$ref: "#/components/responses/Throttled"}
   /v1/sessions:
     post:
       summary: Log in.
@@ -57,6 +68,7 @@ paths:
       responses:
         "201": {description: A session., content: {application/json: {schema: {$ref: "#/components/schemas/Session"}}}}
         "401": {$ref: "#/components/responses/Error"}
+        "429": {$ref: "#/components/responses/Throttled"}
   /v1/sessions/current:
     delete:
       summary: Log out (ends the session of the token used).
@@ -429,6 +441,15 @@ components:
   responses:
     Error:
       description: An error.
+      content:
+        application/json:
+          schema: {$ref: "#/components/schemas/ErrorBody"}
+    Throttled:
+      description: Too many sign-in or registration attempts for this account or from this address.
+      headers:
+        Retry-After:
+          description: Seconds to wait before trying again.
+          schema: {type: integer, minimum: 1}
       content:
         application/json:
           schema: {$ref: "#/components/schemas/ErrorBody"}

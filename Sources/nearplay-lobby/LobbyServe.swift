@@ -33,6 +33,14 @@ struct LobbyServe: AsyncParsableCommand {
     var bcryptCost: UInt8 = 12
 
     @Option(help: ArgumentHelp(
+        "Throttle sign-ins and registrations per account and per client address (429 with Retry-After); "
+            + "off only for tests and benchmarks that register many players from one address.",
+        valueName: "on|off"))
+    var signInThrottle: Switch = .on
+
+    enum Switch: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+    @Option(help: ArgumentHelp(
         "The minigames new games' rounds are drawn from, comma-separated (default: all).",
         valueName: MinigameCatalog.names.joined(separator: ",")))
     var minigames: String?
@@ -64,17 +72,20 @@ struct LobbyServe: AsyncParsableCommand {
         if !takenOver {
             logger.notice("Swift concurrency keeps its own threads (the event loops could not take over); requests cost more CPU.")
         }
+        let metrics = LobbyMetrics()
         let store: LobbyStore
         do {
             let configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
-            store = try LobbyStore(path: db, configuration: configuration, logger: logger)
+            store = try LobbyStore(path: db, configuration: configuration, logger: logger, metrics: metrics.factory)
         } catch {
             FileHandle.standardError.write(Data(
                 "Error: Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.\n".utf8))
             throw ExitCode.failure
         }
         let host = host
-        let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger) { port in
+        let throttle = SignInThrottle(signInThrottle == .on ? .init() : .unlimited)
+        if signInThrottle == .off { logger.warning("sign-ins and registrations are not throttled (--sign-in-throttle off)") }
+        let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger, throttle: throttle, metrics: metrics) { port in
             // Written straight to the file descriptor so it is never held in a buffer.
             FileHandle.standardOutput.write(Data("lobby listening on http://\(host):\(port)\n".utf8))
         }

@@ -12,7 +12,7 @@ struct Nearplay: AsyncParsableCommand {
                 AgentCommand.self, RegisterCommand.self, LoginCommand.self, StatusCommand.self, NearbyCommand.self,
                 InviteCommand.self, InvitationsCommand.self, AcceptCommand.self, DeclineCommand.self, GamesCommand.self,
                 PlayCommand.self, StatsCommand.self, LeaderboardCommand.self, AchievementsCommand.self, UnlockedCommand.self,
-                BlockCommand.self, TournamentsCommand.self, JoinCommand.self, EventsCommand.self,
+                BlockCommand.self, TournamentsCommand.self, JoinCommand.self, EventsCommand.self, MetricsCommand.self,
             ]),
             CommandGroup(name: "Sensor", subcommands: [SensorsCommand.self, Calibrate.self, PracticeCommand.self]),
             CommandGroup(name: "Radio", subcommands: [

@@ -47,6 +47,20 @@ import Testing
         #expect(cli.process.terminationStatus == 0)
         #expect(cli.output.contains("bob") && cli.output.contains("Bob Tester"))
 
+        // `nearplay metrics`: the Prometheus text, with what this run did in it.
+        let metrics = try ChildProcess(try builtExecutable("nearplay"), ["metrics", "--socket", socket], log: folder.path + "/metrics.log")
+        try await blocking { metrics.process.waitUntilExit() }
+        #expect(metrics.process.terminationStatus == 0)
+        func value(_ series: String) -> Double? {
+            metrics.output.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect((value("nearplay_agent_advertisements_total") ?? 0) > 0, "\(metrics.output)")
+        #expect(value("nearplay_agent_tracked_beacons") == 1)
+        #expect(value(#"nearplay_agent_resolutions_total{source="lobby"}"#) == 1, "bob resolved once through the lobby")
+        #expect(value(#"nearplay_agent_resolutions_total{source="cache"}"#) == 0, "and never again while bob stays")
+        #expect(value("nearplay_agent_queue_depth") != nil)
+        #expect(metrics.output.contains("# TYPE nearplay_agent_scan_restarts_total counter"))
+
         // SIGTERM: a clean stop, status 0, the socket removed.
         #expect(try await blocking { agent.stop(signal: SIGTERM) } == 0, "\(agent.output)")
         #expect(!FileManager.default.fileExists(atPath: socket))

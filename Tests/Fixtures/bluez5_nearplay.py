@@ -6,6 +6,10 @@
   RegisterAdvertisement fail with org.bluez.Error.NotPermitted.
 - Mock.ReleaseAdvertisements calls LEAdvertisement1.Release on every registered advertisement,
   as bluetoothd does when it drops them.
+- A controller that stalls: Mock.Stall(adapter, until) makes Mock.Receive drop every advertisement
+  while discovery still reads as on, until discovery is started again (until="discovery") or the
+  adapter is switched off (until="power"), as some Linux controllers do. Mock.StallState tells how
+  often each happened.
 """
 
 import dbus
@@ -78,9 +82,76 @@ def UnregisterAdvertisement(adapter, adv_path):
     _update_counts(adapter)
 
 
+_base_start_discovery = base.StartDiscovery
+
+
+def StartDiscovery(adapter):
+    adapter.discovery_starts = getattr(adapter, "discovery_starts", 0) + 1
+    if getattr(adapter, "stalled_until", "") == "discovery":
+        adapter.stalled_until = ""
+    _base_start_discovery(adapter)
+
+
+class _AdapterProperties(dict):
+    """Adapter1's properties, noticing the adapter being switched off (Properties.Set writes here):
+    that ends a stall, and discovery with it, as on a real controller."""
+
+    def __init__(self, adapter, properties):
+        super().__init__(properties)
+        self.adapter = adapter
+
+    def __setitem__(self, key, value):
+        if key == "Powered" and not value:
+            self.adapter.power_offs = getattr(self.adapter, "power_offs", 0) + 1
+            if getattr(self.adapter, "stalled_until", "") == "power":
+                self.adapter.stalled_until = ""
+            super().__setitem__("Discovering", dbus.Boolean(False))
+        super().__setitem__(key, value)
+
+
 # AddAdapter (in the base template) looks these up in its own module when it runs.
 base.RegisterAdvertisement = RegisterAdvertisement
 base.UnregisterAdvertisement = UnregisterAdvertisement
+base.StartDiscovery = StartDiscovery
+
+
+def _adapter(device_name):
+    adapter = mockobject.objects["/org/bluez/" + device_name]
+    if not isinstance(adapter.props[base.ADAPTER_IFACE], _AdapterProperties):
+        adapter.props[base.ADAPTER_IFACE] = _AdapterProperties(adapter, adapter.props[base.ADAPTER_IFACE])
+    return adapter
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="ss", out_signature="")
+def Stall(_self, device_name, until):
+    _adapter(device_name).stalled_until = str(until)
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="suu")
+def StallState(_self, device_name):
+    adapter = _adapter(device_name)
+    return (
+        getattr(adapter, "stalled_until", ""),
+        dbus.UInt32(getattr(adapter, "discovery_starts", 0)),
+        dbus.UInt32(getattr(adapter, "power_offs", 0)),
+    )
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="ona{qv}", out_signature="b")
+def Receive(_self, device_path, rssi, manufacturer_data):
+    """The controller receives an advertisement: reported as bluetoothd would (RSSI and
+    ManufacturerData in one PropertiesChanged) while the adapter discovers and is not stalled."""
+    device = mockobject.objects[device_path]
+    adapter_name = str(device.props[base.DEVICE_IFACE]["Adapter"]).rsplit("/", 1)[-1]
+    adapter = _adapter(adapter_name)
+    properties = adapter.props[base.ADAPTER_IFACE]
+    if getattr(adapter, "stalled_until", "") or not properties["Powered"] or not properties["Discovering"]:
+        return False
+    device.UpdateProperties(
+        base.DEVICE_IFACE,
+        {"RSSI": dbus.Int16(rssi), "ManufacturerData": dbus.Dictionary(manufacturer_data, signature="qv")},
+    )
+    return True
 
 
 @dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="a(soa{sv})")

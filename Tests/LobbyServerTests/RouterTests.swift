@@ -27,7 +27,7 @@ import Testing
             var documented = Set<String>()
             var path: String?
             for line in yaml.split(separator: "\n") {
-                if line.hasPrefix("  /v1/"), line.hasSuffix(":") {
+                if line.hasPrefix("  /v1/") || line == "  /metrics:", line.hasSuffix(":") {
                     path = String(line.dropFirst(2).dropLast())
                 } else if let current = path, let match = line.wholeMatch(of: #/    (get|post|put|patch|delete):/#) {
                     documented.insert("\(match.1.uppercased()) \(current)")

@@ -13,13 +13,16 @@ import Testing
 final class TestServer: Sendable {
     let store: LobbyStore
     let folder: URL
+    let throttle: SignInThrottle
+    let metrics = LobbyMetrics()
 
-    init(_ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
+    init(throttle limits: SignInThrottle.Limits = .init(), _ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
+        throttle = SignInThrottle(limits)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
         configure(&configuration)
-        store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration)
+        store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, metrics: metrics.factory)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -27,7 +30,7 @@ final class TestServer: Sendable {
     var application: some ApplicationProtocol {
         var logger = Logger(label: "lobby-test")
         logger.logLevel = .warning
-        return buildLobbyApplication(store: store, host: "127.0.0.1", port: 0, logger: logger)
+        return buildLobbyApplication(store: store, host: "127.0.0.1", port: 0, logger: logger, throttle: throttle, metrics: metrics)
     }
 }
 

@@ -141,11 +141,13 @@ import Testing
 }
 
 @Suite struct SupportTests {
-    @Test func sha256MatchesTheStandardVectors() {
-        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
-        #expect(hex(SHA256.digest([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(hex(SHA256.digest(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(hex(SHA256.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+    /// Token digests are plain SHA-256 (the standard vectors), as the lobby's earlier hand-written
+    /// digest stored them: sessions in existing databases stay valid.
+    @Test func tokenDigestsAreTheStandardSHA256() {
+        let hex = { (bytes: Data) in bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(LobbyStore.tokenHash("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex(LobbyStore.tokenHash("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(LobbyStore.tokenHash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))
             == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 

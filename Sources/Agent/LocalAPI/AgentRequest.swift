@@ -4,6 +4,8 @@ import Foundation
 public enum AgentRequest: Sendable, Equatable {
     /// The agent's own state: who it runs as, the radio, the lobby link, the queue.
     case status
+    /// The agent's metrics in the Prometheus text format.
+    case metrics
     case nearby
     case invite(players: [String])
     case invitations
@@ -31,7 +33,7 @@ public enum AgentRequest: Sendable, Equatable {
     /// How many past events `events` can ask for; the agent's event bus keeps that many.
     public static let recentLimit = 256
 
-    public static let verbs = ["status", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
+    public static let verbs = ["status", "metrics", "nearby", "invite", "invitations", "accept", "decline", "games", "play",
                                "stats", "leaderboard", "achievements", "unlocked", "block", "locations", "tournaments", "join", "events"]
 
     private struct Fields: Decodable {
@@ -76,6 +78,7 @@ public enum AgentRequest: Sendable, Equatable {
         }
         switch verb {
         case "status": self = .status
+        case "metrics": self = .metrics
         case "nearby": self = .nearby
         case "invitations": self = .invitations
         case "games": self = .games
@@ -122,6 +125,7 @@ public enum AgentRequest: Sendable, Equatable {
         }
         switch self {
         case .status: return json(["verb": "status"])
+        case .metrics: return json(["verb": "metrics"])
         case .nearby: return json(["verb": "nearby"])
         case .invite(let players): return json(["verb": "invite", "players": players])
         case .invitations: return json(["verb": "invitations"])

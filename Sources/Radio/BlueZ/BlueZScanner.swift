@@ -17,6 +17,13 @@ public struct BlueZScanner: AdvertisementScanner {
     /// its clients, so every update is checked against ours again.
     public var rssiThreshold: Int
     public var logger: Logger
+    /// When silence is implausible enough to restart discovery, then cycle the adapter's power
+    /// (``ScanStallDetector``); nil turns the watch off.
+    public var stallDetection: ScanStallDetector.Configuration? = .init()
+    /// How often the stall watch looks at the silence.
+    public var stallCheckInterval: Duration = .seconds(1)
+    /// Discovery restarts and power cycles done so far, shared by every scan of this scanner.
+    public let recoveries = ScanRecoveries()
     /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
     public var busAddress: String? { manager.busAddress }
 
@@ -39,6 +46,13 @@ public struct BlueZScanner: AdvertisementScanner {
     public func scan(_ receive: (Advertisement) async -> Void) async throws {
         let user = await manager.subscribe(followingDevices: true)
         var run = ScanRun(scanner: self, start: .now)
+        let watch = stallDetection.map { configuration in
+            let watch = BlueZStallWatch(activity: ScanActivity(configuration), recoveries: recoveries,
+                                        checkInterval: stallCheckInterval, powerOffTime: .seconds(1), logger: logger)
+            run.activity = watch.activity
+            return Task { await watch.run() }
+        }
+        defer { watch?.cancel() }
         var failure: (any Error)?
         do {
             try await run.serve(user, receive)
@@ -62,10 +76,14 @@ private struct ScanRun {
     /// Decoded devices, kept up to date from PropertiesChanged so an update costs only what
     /// changed (the hot path: one signal per advertisement received).
     var devices: [DBusObjectPath: BlueZDevice] = [:]
-    /// The adapter we started discovery on, while it runs.
-    var discoveringOn: DBusObjectPath?
     /// The last state reported to the user, so each is said once.
     var lastNotice = ""
+    /// Where the stall watch hears of advertisements and discovery, when it runs.
+    var activity: ScanActivity?
+    /// The adapter discovery runs on, while it does (the stall watch acts on it).
+    var discoveringOn: DBusObjectPath? {
+        didSet { if discoveringOn != oldValue { activity?.discovering(session, on: discoveringOn, name: discoveringOn?.lastElement ?? "") } }
+    }
 
     var logger: Logger { scanner.logger }
     var manager: BlueZManager { scanner.manager }
@@ -218,14 +236,15 @@ private struct ScanRun {
         var advertisements: [Advertisement] = []
         for device in known {
             devices[device.path] = device
-            if let advertisement = await advertisement(from: device.path) { advertisements.append(advertisement) }
+            if let advertisement = await advertisement(from: device.path, heard: false) { advertisements.append(advertisement) }
         }
         return advertisements
     }
 
     /// The advertisement a device's current properties describe, when it is on our adapter and
-    /// passes our own filter.
-    private mutating func advertisement(from path: DBusObjectPath) async -> Advertisement? {
+    /// passes our own filter. `heard`: false for what bluetoothd already knew when discovery
+    /// started (not a reception: the stall watch does not count it).
+    private mutating func advertisement(from path: DBusObjectPath, heard: Bool = true) async -> Advertisement? {
         if devices[path] == nil { devices[path] = await manager.device(at: path) }
         guard let discoveringOn, let device = devices[path],
               device.adapter == discoveringOn || path.isDescendant(of: discoveringOn),
@@ -235,6 +254,7 @@ private struct ScanRun {
             logger.debug("Device \(address): \(device.problems.joined(separator: "; "))")
             devices[path]?.problems.removeAll()
         }
+        if heard { activity?.advertisement() }
         return Advertisement(time: start.duration(to: .now).inSeconds, address: address, addressType: device.addressType,
                              rssi: rssi, data: devices[path]!.advertisingData)
     }
