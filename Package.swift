@@ -104,7 +104,7 @@ let package = Package(
             path: "Benchmarks/BlueZSoak"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-hci-bench",
             dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
@@ -164,6 +164,7 @@ let package = Package(
         .testTarget(
             name: "LobbyServerTests",
             dependencies: [
+                "BusTestSupport",
                 "Lobby",
                 "LobbyServer",
                 "LobbyClient",

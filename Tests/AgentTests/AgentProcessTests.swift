@@ -43,14 +43,14 @@ import Testing
 
         // Through the CLI, as a user types it.
         let cli = try ChildProcess(try builtExecutable("nearplay"), ["nearby", "--socket", socket], log: folder.path + "/cli.log")
-        try await blocking { cli.process.waitUntilExit() }
-        #expect(cli.process.terminationStatus == 0)
+        await cli.process.wait()
+        #expect(cli.process.status == 0)
         #expect(cli.output.contains("bob") && cli.output.contains("Bob Tester"))
 
         // `nearplay metrics`: the Prometheus text, with what this run did in it.
         let metrics = try ChildProcess(try builtExecutable("nearplay"), ["metrics", "--socket", socket], log: folder.path + "/metrics.log")
-        try await blocking { metrics.process.waitUntilExit() }
-        #expect(metrics.process.terminationStatus == 0)
+        await metrics.process.wait()
+        #expect(metrics.process.status == 0)
         func value(_ series: String) -> Double? {
             metrics.output.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
         }

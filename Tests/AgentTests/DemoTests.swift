@@ -14,8 +14,8 @@ import Testing
         let folder = try TemporaryFolder()
         let demo = try ChildProcess(try builtExecutable("nearplay"), ["demo", "--json", "--samples", repositoryRootPath + "/Samples/rounds"],
                                     log: folder.path + "/demo.log")
-        try await blocking { demo.process.waitUntilExit() }
-        #expect(demo.process.terminationStatus == 0, "\(demo.output.suffix(2000))")
+        await demo.process.wait()
+        #expect(demo.process.status == 0, "\(demo.output.suffix(2000))")
         struct Tagged: Decodable { var agent: String }
         let events = demo.output.split(separator: "\n").compactMap { line -> (String, AgentEvent)? in
             let data = Data(line.utf8)
@@ -31,7 +31,7 @@ import Testing
         #expect(events.contains { $0.1.kind == .unlocked })
         // Nothing left: no new demo folder, no process of its own still running.
         #expect(Self.demoFolders().subtracting(before).isEmpty)
-        let leftovers = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8).isEmpty ? [] : childrenOfPID(demo.process.processIdentifier)
+        let leftovers = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8).isEmpty ? [] : childrenOfPID(demo.process.pid)
         #expect(leftovers.isEmpty, "still running: \(leftovers)")
     }
 }

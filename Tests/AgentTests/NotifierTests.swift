@@ -7,21 +7,14 @@ import Testing
 /// Desktop notifications, against python-dbusmock's `notification_daemon` on a private session bus.
 @Suite(.serialized) struct NotifierTests {
     /// Starts the notification daemon mock on `bus` and waits until it owns its name.
-    static func startDaemon(on bus: PrivateBus) async throws -> Process {
+    static func startDaemon(on bus: PrivateBus) async throws -> SpawnedProcess {
         let environment = ProcessInfo.processInfo.environment
         let venv = environment["NEARPLAY_VENV"] ?? repositoryRoot.appendingPathComponent(".venv").path
         guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
             throw TestEnvironmentError("no Python venv with python-dbusmock at \(venv): run scripts/bootstrap")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: venv + "/bin/python")
-        process.arguments = ["-m", "dbusmock", "--session", "--template", "notification_daemon"]
-        var env = environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(venv + "/bin/python", ["-m", "dbusmock", "--session", "--template", "notification_daemon"],
+                                         environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], output: .null, errors: .null)
         let control = try await bus.connect()
         defer { control.close() }
         let deadline = Date().addingTimeInterval(20)
@@ -37,7 +30,7 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func notifiesInvitationsGameStartsAndResults() async throws {
         let bus = try PrivateBus()
         let daemon = try await Self.startDaemon(on: bus)
-        defer { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() }
+        defer { daemon.kill() }
 
         let events = AgentEventBus()
         let notifier = Notifier(address: bus.address, username: "alice")

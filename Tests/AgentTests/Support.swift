@@ -36,22 +36,13 @@ func freePort() throws -> Int {
 
 /// A child process with its output in a file, killed when the value goes away.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let log: String
 
     init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
         self.log = log
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(executable, arguments, environment: environment, output: .file(log), errors: .file(log))
     }
 
     var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
@@ -70,21 +61,14 @@ final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` and waits (at most 30 s) for the end; returns the exit status.
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        Glibc.kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        return process.terminationStatus
+        process.signal(signal)
+        if let status = process.waitBlocking(timeout: 30) { return status }
+        process.kill()
+        return process.status ?? -1
     }
 
-    /// SIGKILL without waiting, for `defer` blocks: waiting there would hold one of the task
-    /// pool's two threads while the whole suite runs.
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-    }
-
-    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+    /// SIGKILL (and reaping, which is immediate after SIGKILL), for `defer` blocks.
+    func kill() { process.kill() }
 }
 
 /// The built lobby server on 127.0.0.1, on a port of its own that survives a restart.

@@ -5,7 +5,7 @@ import Foundation
 /// `org.bluez` on a ``PrivateBus``, plus typed calls to its mock interface.
 public final class BlueZMock: @unchecked Sendable {
     public let bus: PrivateBus
-    private var process: Process?
+    private var process: SpawnedProcess?
     private var control: DBusConnection
 
     public static let mockInterface = "org.bluez.Mock"
@@ -43,22 +43,16 @@ public final class BlueZMock: @unchecked Sendable {
 
     /// Starts (or restarts) the mock process; a new mock has no adapters.
     public func start() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.python())
         let template = repositoryRoot.appendingPathComponent("Tests/Fixtures/bluez5_nearplay.py").path
-        process.arguments = ["-m", "dbusmock", "--system", "--template", template]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        // Its log is drained as it comes (a pipe nobody reads would stop the mock when full).
+        let process = try SpawnedProcess(try Self.python(), ["-m", "dbusmock", "--system", "--template", template],
+                                         environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], output: .null)
         self.process = process
         let deadline = Date().addingTimeInterval(20)
         while try await control.nameOwner(of: "org.bluez") == nil {
             guard process.isRunning else {
-                let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                _ = await process.finish()
+                let output = process.standardError
                 throw TestEnvironmentError(
                     "the BlueZ mock exited (\(output.suffix(600))); run scripts/bootstrap to install python-dbusmock")
             }
@@ -69,9 +63,8 @@ public final class BlueZMock: @unchecked Sendable {
 
     /// Kills the mock as a crash would (SIGKILL), and waits until org.bluez has no owner.
     public func kill() {
-        guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard let process else { return }
+        process.kill()
         self.process = nil
     }
 

@@ -55,10 +55,20 @@ public final class FakeController: @unchecked Sendable {
     }
 
     /// The controller as the backend sees it: this fake's descriptor, handed over once.
+    /// A second open finds no controller: the backend closes the descriptor when it is done,
+    /// and handing the same number out again could give it a descriptor that by then belongs
+    /// to something else in this process.
     public var controller: HCIController {
         let host = host
-        return HCIController(name: "fake\(host)") { host }
+        return HCIController(name: "fake\(host)") { [self] in
+            guard lock.withLock({ () -> Bool in defer { handedOver = true }; return !handedOver }) else {
+                throw RadioError(.adapterMissing, "The fake controller fake\(host) was already opened once.")
+            }
+            return host
+        }
     }
+
+    private var handedOver = false
 
     /// Every command packet received so far, in order.
     public var commands: [[UInt8]] { lock.withLock { received } }

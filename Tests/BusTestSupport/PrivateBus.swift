@@ -7,7 +7,8 @@ public final class PrivateBus: @unchecked Sendable {
     /// The address clients connect to, e.g. `unix:path=/tmp/…/bus`.
     public let address: String
     public let directory: URL
-    private var daemon: Process
+    private var daemon: SpawnedProcess?
+    private let executable: String
     private let socket: String
     private let config: URL
 
@@ -45,51 +46,33 @@ public final class PrivateBus: @unchecked Sendable {
             </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         address = "unix:path=\(socket)"
-        daemon = Process()
-        try launch(executable)
+        self.executable = executable
+        try launch()
     }
 
-    private func launch(_ executable: String) throws {
-        daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: executable)
+    private func launch() throws {
         // --print-address writes the address once the daemon accepts connections (the socket
-        // file exists a moment earlier, when connecting is still refused).
-        daemon.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
-        let ready = Pipe()
-        daemon.standardOutput = ready
-        // It complains on stderr that it may not raise its fd limit when not root, and about
-        // users and groups of included policies that this machine lacks; kept for the errors.
-        let errors = Pipe()
-        daemon.standardError = errors
-        try daemon.run()
-        var printed: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(ready.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 0x0A {
-            printed.append(byte)
-        }
-        guard !printed.isEmpty else {
-            daemon.waitUntilExit()
-            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // file exists a moment earlier, when connecting is still refused). Its complaints on
+        // stderr (it may not raise its fd limit when not root; users and groups of included
+        // policies that this machine lacks) are kept for the errors.
+        let daemon = try SpawnedProcess(executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"])
+        self.daemon = daemon
+        let deadline = Date().addingTimeInterval(30)
+        while !daemon.standardOutput.contains("\n") && daemon.isRunning && Date() < deadline { usleep(5_000) }
+        guard daemon.standardOutput.contains("\n") else {
+            daemon.kill()
+            _ = daemon.waitBlocking(timeout: 2)
+            let output = daemon.standardError
             stop()
             throw TestEnvironmentError("dbus-daemon did not start (config \(config.path)): \(output)")
-        }
-        // Drain what it says from now on, so a full pipe never blocks it.
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            if handle.availableData.isEmpty { handle.readabilityHandler = nil }
         }
     }
 
     /// Kills the daemon, dropping every connection, and starts a new one at the same address.
     public func restart() throws {
-        guard let executable = findExecutable("dbus-daemon") else {
-            throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
-        }
-        if daemon.isRunning {
-            kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
-        }
+        daemon?.kill()
         try? FileManager.default.removeItem(atPath: socket)
-        try launch(executable)
+        try launch()
     }
 
     deinit { stop() }
@@ -99,11 +82,7 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     public func stop() {
-        if daemon.isRunning {
-            // SIGKILL: children of the test runner inherit a signal mask that blocks SIGTERM.
-            kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
-        }
+        daemon?.kill()
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import LobbyClient
 import Testing
@@ -53,16 +54,11 @@ import Testing
     }
 
     @Test func lobbyServeRefusesAnUnknownMinigameNamingIt() throws {
-        let process = Process()
-        process.executableURL = try ServerProcess.executable()
-        process.arguments = ["lobby", "serve", "--db", "/nonexistent/lobby.sqlite", "--port", "0", "--minigames", "screamer, Statue,tilt"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let finished = try SpawnedProcess(try ServerProcess.executable().path,
+                                          ["lobby", "serve", "--db", "/nonexistent/lobby.sqlite", "--port", "0", "--minigames", "screamer, Statue,tilt"])
+            .finishBlocking()
+        let text = finished.stderr
+        #expect(finished.status != 0)
         #expect(text.contains("--minigames: there is no minigame called \"tilt\""), "\(text)")
     }
 }

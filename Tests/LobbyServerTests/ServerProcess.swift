@@ -1,9 +1,10 @@
+import BusTestSupport
 import Foundation
 import Testing
 
 /// The built `nearplay lobby serve` running as a child process, for tests that must kill it.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+    private(set) var process: SpawnedProcess!
     let output: URL
     private(set) var port = 0
 
@@ -23,12 +24,9 @@ final class ServerProcess: @unchecked Sendable {
     init(database: String, folder: URL, arguments: [String] = []) throws {
         output = folder.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.executableURL = try Self.executable()
-        process.arguments = ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"] + arguments
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        process = try SpawnedProcess(try Self.executable().path,
+                                     ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"] + arguments,
+                                     output: .file(output.path), errors: .file(output.path))
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -50,13 +48,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Sends `signal` and waits (at most 30 s) for the process to end; returns its exit status.
     @discardableResult
     func stop(signal: Int32) -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        return process.terminationStatus
+        process.signal(signal)
+        if let status = process.waitBlocking(timeout: 30) { return status }
+        process.kill()
+        return process.status ?? -1
     }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -21,18 +22,8 @@ import Testing
             Issue.record("nearplay is not built at \(executable.path): run `swift build` (scripts/test does) before the tests")
             throw CocoaError(.fileNoSuchFile)
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        let finished = try SpawnedProcess(executable.path, arguments).finishBlocking()
+        return Run(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }
 
     static func temporaryFile(_ contents: String, suffix: String = ".jsonl") throws -> String {
@@ -55,15 +46,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let alone = folder.appendingPathComponent("nearplay")
         try FileManager.default.copyItem(at: Self.executable, to: alone)
-        let process = Process()
-        process.executableURL = alone
-        process.arguments = ["lobby", "serve"]
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let finished = try SpawnedProcess(alone.path, ["lobby", "serve"]).finishBlocking()
+        let message = finished.stderr
+        #expect(finished.status == 1)
         #expect(message.contains("nearplay-lobby"))
         #expect(message.contains("swift build --product nearplay-lobby"))
     }

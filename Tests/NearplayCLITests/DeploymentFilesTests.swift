@@ -119,19 +119,11 @@ import Testing
         let system = [try stubbed("nearplay-lobby.service"), try stubbed("nearplay-beacon@.service", as: "nearplay-beacon@hall.service")]
         let user = [try stubbed("nearplay-agent.service")]
         for (arguments, files) in [(["verify", "--man=no"], system), (["--user", "verify", "--man=no"], user)] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
-            process.arguments = arguments + files
-            var environment = ProcessInfo.processInfo.environment
-            environment["XDG_RUNTIME_DIR"] = runtime.path  // the user manager needs one, even offline
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "systemd-analyze \(arguments): \(text)")
+            // The user manager needs XDG_RUNTIME_DIR, even offline.
+            let finished = try SpawnedProcess(Self.systemdAnalyze!, arguments + files,
+                                              environment: ["XDG_RUNTIME_DIR": runtime.path]).finishBlocking()
+            let text = finished.stdout + finished.stderr
+            #expect(finished.status == 0, "systemd-analyze \(arguments): \(text)")
             let complaints = text.split(separator: "\n").filter { line in files.contains { line.contains($0) } }
             #expect(complaints.isEmpty, "systemd-analyze \(arguments):\n\(complaints.joined(separator: "\n"))")
         }

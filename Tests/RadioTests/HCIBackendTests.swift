@@ -284,12 +284,10 @@ import Testing
         let (options, folder) = Self.options()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A process that was here and is gone: the pid of a child that has exited.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/true")
-        try child.run()
-        child.waitUntilExit()
+        let child = try SpawnedProcess("/bin/true", [])
+        await child.wait()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "\(child.processIdentifier)\nscan extended\n".write(toFile: folder + "/\(fake.controller.name)-scan", atomically: true, encoding: .utf8)
+        try "\(child.pid)\nscan extended\n".write(toFile: folder + "/\(fake.controller.name)-scan", atomically: true, encoding: .utf8)
         let probe = ScanProbe(HCIScanner(controller: fake.controller, options: options))
         #expect(await fake.waitForCommands { $0.contains(.leSetScanEnable) })
         #expect(fake.opcodes == [.leReadLocalSupportedFeatures, .leSetExtendedScanEnable, .leSetScanParameters, .leSetScanEnable])
@@ -303,18 +301,15 @@ import Testing
         let fake = FakeController()
         let (options, folder) = Self.options()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let sleeper = Process()
-        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        sleeper.arguments = ["30"]
-        try sleeper.run()
-        defer { sleeper.terminate() }
+        let sleeper = try SpawnedProcess("/bin/sleep", ["30"])
+        defer { sleeper.kill() }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "\(sleeper.processIdentifier)\nscan legacy\n".write(toFile: folder + "/\(fake.controller.name)-scan", atomically: true, encoding: .utf8)
+        try "\(sleeper.pid)\nscan legacy\n".write(toFile: folder + "/\(fake.controller.name)-scan", atomically: true, encoding: .utf8)
         let error = await #expect(throws: RadioError.self) {
             try await HCIScanner(controller: fake.controller, options: options).scan { _ in }
         }
         #expect(error?.code == .controllerBusy)
-        #expect(error?.message.contains("pid \(sleeper.processIdentifier)") == true)
+        #expect(error?.message.contains("pid \(sleeper.pid)") == true)
         fake.stop()
     }
 

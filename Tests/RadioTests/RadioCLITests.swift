@@ -16,46 +16,24 @@ import Testing
 
     /// A running `nearplay`; its output is read once it has exited.
     final class Command: @unchecked Sendable {
-        let process = Process()
-        let output = Pipe()
-        let errors = Pipe()
+        let process: SpawnedProcess
 
         init(_ arguments: [String], bus: String) throws {
             guard FileManager.default.isExecutableFile(atPath: RadioCLITests.executable) else {
                 throw TestEnvironmentError("nearplay is not built at \(RadioCLITests.executable): run `swift build` (scripts/test does)")
             }
-            process.executableURL = URL(fileURLWithPath: RadioCLITests.executable)
-            process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            process = try SpawnedProcess(RadioCLITests.executable, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
         }
 
         /// Sends SIGINT, as Ctrl-C does, and waits for the exit.
         func interrupt() async -> (status: Int32, stdout: String, stderr: String) {
-            if process.isRunning { kill(process.processIdentifier, SIGINT) }
-            return await finish()
+            await process.interrupt(with: SIGINT)
         }
 
-        /// Waits for the exit on a thread of its own: blocking one of the few threads that run
-        /// the tests' tasks would stall every other test.
+        /// Waits for the exit without holding one of the few threads that run the tests' tasks.
         func finish() async -> (status: Int32, stdout: String, stderr: String) {
-            await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: self.waitForExit()) }.start()
-            }
+            await process.finish()
         }
-
-        private func waitForExit() -> (status: Int32, stdout: String, stderr: String) {
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-        }
-
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
     @Test func adaptersListsPowerAndFreeAdvertisingInstances() async throws {
@@ -139,7 +117,7 @@ import Testing
         let scan = try Command(["scan", "--json", "--rssi-threshold", "-90"], bus: bluez.address)
         try await waitUntil { try await bluez.mock.adapterProperties()["Discovering"] == .boolean(true) }
         #expect(try await bluez.mock.adapterProperties()["DiscoveryFilter"]?.stringKeyedValue?["RSSI"] == .int16(-90))
-        kill(scan.process.processIdentifier, SIGTERM)
+        scan.process.signal(SIGTERM)
         let scanned = await scan.finish()
         #expect(scanned.status == 0, "\(scanned.stderr)")
         #expect(try await bluez.mock.adapterProperties()["Discovering"] == .boolean(false), "discovery stopped on SIGTERM")
@@ -149,7 +127,7 @@ import Testing
         try await waitUntil { try await bluez.mock.registeredAdvertisement() != nil }
         #expect(try await bluez.mock.registeredAdvertisement()?.properties["ManufacturerData"]?.dictionaryValue?.first?.value.bytesValue
             == IBeacon(uuid: Beacons.uuid, major: 7, minor: 42, measuredPower: -65).manufacturerData)
-        kill(advertise.process.processIdentifier, SIGTERM)
+        advertise.process.signal(SIGTERM)
         let advertised = await advertise.finish()
         #expect(advertised.status == 0, "\(advertised.stderr)")
         #expect(try await bluez.mock.registeredAdvertisement() == nil, "withdrawn on SIGTERM")

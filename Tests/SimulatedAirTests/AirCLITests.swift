@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -12,38 +13,21 @@ import Testing
 
     /// A running `nearplay`; its output is read once it has exited.
     final class Command: @unchecked Sendable {
-        let process = Process()
-        let output = Pipe()
-        let errors = Pipe()
+        let process: SpawnedProcess
 
         init(_ arguments: [String]) throws {
             try #require(FileManager.default.isExecutableFile(atPath: AirCLITests.executable),
                          "nearplay is not built at \(AirCLITests.executable): run `swift build`")
-            process.executableURL = URL(fileURLWithPath: AirCLITests.executable)
-            process.arguments = arguments
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            process = try SpawnedProcess(AirCLITests.executable, arguments)
         }
 
         func signal(_ number: Int32) async -> (status: Int32, stdout: String, stderr: String) {
-            if process.isRunning { kill(process.processIdentifier, number) }
-            return await finish()
+            await process.interrupt(with: number)
         }
 
         func finish() async -> (status: Int32, stdout: String, stderr: String) {
-            await withCheckedContinuation { continuation in
-                Thread {
-                    let out = self.output.fileHandleForReading.readDataToEndOfFile()
-                    let err = self.errors.fileHandleForReading.readDataToEndOfFile()
-                    self.process.waitUntilExit()
-                    continuation.resume(returning: (self.process.terminationStatus, String(decoding: out, as: UTF8.self),
-                                                    String(decoding: err, as: UTF8.self)))
-                }.start()
-            }
+            await process.finish()
         }
-
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
     static let scenario = """

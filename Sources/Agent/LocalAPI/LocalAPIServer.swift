@@ -149,7 +149,10 @@ private final class Connection: @unchecked Sendable {
     func start(on queue: DispatchQueue) {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [self] in readAvailable() }
-        source.setCancelHandler { [fd] in Glibc.close(fd) }
+        // Closed under the write lock, after ``close()`` marked the connection closed: a reply
+        // being written finishes first, and none is written after, so no reply ever goes to a
+        // descriptor number that by then names something else in this process.
+        source.setCancelHandler { [fd, writeLock] in writeLock.withLock { _ = Glibc.close(fd) } }
         lock.withLock { self.source = source }
         source.resume()
     }
@@ -193,9 +196,12 @@ private final class Connection: @unchecked Sendable {
 
     @discardableResult
     func write(_ line: String) -> Bool {
-        if lock.withLock({ closed }) { return false }
         // A reader too slow to take a reply within 2 s is dropped rather than stalling the agent.
-        let written = writeLock.withLock { (try? UnixSocket.writeAll(fd, Array((line + "\n").utf8), path: server.path)) != nil }
+        let written = writeLock.withLock { () -> Bool? in
+            if lock.withLock({ closed }) { return nil }
+            return (try? UnixSocket.writeAll(fd, Array((line + "\n").utf8), path: server.path)) != nil
+        }
+        guard let written else { return false }
         if !written { close() }
         return written
     }

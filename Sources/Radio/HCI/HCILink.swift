@@ -143,20 +143,21 @@ final class HCILink: @unchecked Sendable {
         }
         let result = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HCICommandResult, any Error>) in
-                let fd: Int32? = shared.state.withLock { state in
+                // Written under the lock: the cancel handler closes the descriptor under it too,
+                // so a command never goes to a number that by then names another descriptor.
+                let packet = command.packet
+                let written: Int? = shared.state.withLock { state in
                     guard let fd = state.fd, !Task.isCancelled else { return nil }
                     state.waiters.append(Waiter(id: id, opcode: command.opcode, continuation: continuation))
-                    return fd
+                    return packet.withUnsafeBytes { bytes in
+                        var n: Int
+                        repeat { n = Glibc.write(fd, bytes.baseAddress, bytes.count) } while n < 0 && errno == EINTR
+                        return n < 0 ? -Int(errno) : n
+                    }
                 }
-                guard let fd else {
+                guard let written else {
                     continuation.resume(throwing: Task.isCancelled ? CancellationError() : closedBy ?? .gone(errno: nil))
                     return
-                }
-                let packet = command.packet
-                let written = packet.withUnsafeBytes { bytes in
-                    var n: Int
-                    repeat { n = Glibc.write(fd, bytes.baseAddress, bytes.count) } while n < 0 && errno == EINTR
-                    return n < 0 ? -Int(errno) : n
                 }
                 if written < 0 {
                     if let waiter = take(id) { waiter.continuation.resume(throwing: HCILinkError.gone(errno: -Int32(written))) }
