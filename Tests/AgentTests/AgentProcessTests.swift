@@ -17,6 +17,12 @@ import Testing
         let (config, socket) = try prepareAgent(alice, in: folder.path, radio: ["backend": "replay", "file": tracePath])
         let agent = try ChildProcess(try builtExecutable("nearplay"), ["agent", "--config", config], log: folder.path + "/alice.log")
         defer { agent.kill() }
+        // (Runs before the kill above.) The agent serves until stopped: ending early is a failure.
+        defer {
+            if let status = agent.process.status {
+                Issue.record("The agent ended during the test (status \(status)): \(agent.output.suffix(3000))")
+            }
+        }
         #expect(await eventually { FileManager.default.fileExists(atPath: socket) }, "the agent never opened its socket: \(agent.output)")
 
         // Bob's frames start 3 s into the replay: the event stream is open by then.

@@ -130,12 +130,13 @@ import Testing
         let status = try await blocking { alice.process.stop(signal: SIGTERM) }
         let took = Date().timeIntervalSince(started)
         #expect(status == 0, "\(alice.process.output)")
-        #expect(took < 4, "SIGTERM took \(took) s")
+        // Under a second when idle; an agent that did not stop would be killed after 30 s.
+        #expect(took < 15, "SIGTERM took \(took) s")
         #expect(!FileManager.default.fileExists(atPath: alice.socket))
         // It left the air: stopped advertising and scanning.
         #expect(try await blocking { hub.waitFor("alice stopped advertising", timeout: 10) }, "\(hub.output)")
         #expect(try await blocking { hub.waitFor("alice left the simulated air", timeout: 10) }, "\(hub.output)")
-        #expect(await eventually(timeout: 5) {
+        #expect(await eventually(timeout: 30) {
             (try? await bob.player.client.invitations())?.filter { $0.inviter == "alice" }.count == 1
         }, "the invitation queued before SIGTERM did not reach the lobby: \(alice.process.output)")
 

@@ -123,13 +123,22 @@ private func rawPostNow(from source: String, port: Int, path: String, json: Stri
         guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, size) } }
         guard connected == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)"
-        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        let request = Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)".utf8)
+        // A signal to this thread interrupts send and recv (EINTR): go on, as a client must.
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            sent += count
+        }
         var answer = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            if count == 0 { break }
             answer += buffer[0..<count]
         }
         return String(decoding: answer, as: UTF8.self)

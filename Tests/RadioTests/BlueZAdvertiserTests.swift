@@ -17,7 +17,7 @@ import Testing
         return Task { try await advertiser.advertise(payload) }
     }
 
-    static func waitForRegistration(_ bluez: MockedBlueZ, within timeout: Duration = .seconds(5))
+    static func waitForRegistration(_ bluez: MockedBlueZ, within timeout: Duration = .seconds(60))
         async throws -> (sender: String, path: String, properties: [String: DBusValue])?
     {
         let deadline = ContinuousClock.now + timeout
@@ -97,7 +97,7 @@ import Testing
         bluez.mock.kill()
         try await bluez.mock.start()
         try await bluez.mock.addAdapter("hci0")
-        let again = try await Self.waitForRegistration(bluez, within: .seconds(2))
+        let again = try await Self.waitForRegistration(bluez, within: .seconds(30))
         #expect(again?.properties["Type"] == .string("broadcast"))
     }
 

@@ -59,9 +59,9 @@ import Testing
         try await bluez.mock.start()
         try await bluez.mock.addAdapter("hci0")
         let again = try await bluez.mock.addDevice(Beacons.firstAddress)
-        #expect(try await Self.sighting(-52, of: again, by: probe, on: bluez, within: .seconds(3)) != nil,
+        #expect(try await Self.sighting(-52, of: again, by: probe, on: bluez, within: .seconds(30)) != nil,
                 "scanning came back")
-        let reregistered = try #require(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(3)),
+        let reregistered = try #require(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(30)),
                                         "advertising came back")
         #expect(reregistered.sender == registered.sender, "on the same connection")
         #expect(reregistered.properties == registered.properties)
@@ -78,7 +78,7 @@ import Testing
         bluez.mock.kill()
         try await bluez.mock.start()
         try await bluez.mock.addAdapter("hci0")
-        #expect(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(3))?.sender == registered.sender,
+        #expect(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(30))?.sender == registered.sender,
                 "the advertiser alone follows bluetoothd's return")
         // The last one out withdraws its advertisement and closes the connection.
         advertising.cancel()
@@ -110,8 +110,8 @@ import Testing
         let observer = try await bluez.bus.connect()
         defer { observer.close() }
         let again = try await bluez.mock.addDevice(Beacons.firstAddress)
-        #expect(try await Self.sighting(-47, of: again, by: probe, on: bluez, within: .seconds(5)) != nil)
-        let registered = try #require(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(5)))
+        #expect(try await Self.sighting(-47, of: again, by: probe, on: bluez, within: .seconds(30)) != nil)
+        let registered = try #require(try await BlueZAdvertiserTests.waitForRegistration(bluez, within: .seconds(30)))
         #expect(await manager.uniqueName == registered.sender)
         #expect(await manager.connectionsOpened == 2, "one reconnection, shared")
         let mock = try #require(try await observer.nameOwner(of: "org.bluez"))

@@ -70,7 +70,7 @@ final class AirProbe: Sendable {
     var hasFinished: Bool { state.finished.withLock { $0 } }
 
     /// The first advertisement satisfying `predicate`, waiting up to `timeout` for it.
-    func first(within timeout: Duration = .seconds(10), where predicate: (Advertisement) -> Bool) async -> Advertisement? {
+    func first(within timeout: Duration = .seconds(60), where predicate: (Advertisement) -> Bool) async -> Advertisement? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let match = all.first(where: predicate) { return match }
@@ -80,7 +80,7 @@ final class AirProbe: Sendable {
     }
 
     /// Waits until the scan has ended by itself (or `timeout`); true if it did.
-    func end(within timeout: Duration = .seconds(10)) async -> Bool {
+    func end(within timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !hasFinished, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         return hasFinished
