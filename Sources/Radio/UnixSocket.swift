@@ -33,7 +33,10 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
 /// close-on-exec and, unless asked otherwise, non-blocking.
 public enum UnixSocket {
     /// Binds and listens at `path`, replacing a stale socket file that nobody listens on. With
-    /// `mode`, the socket file has those permissions from the moment it exists.
+    /// `mode`, the socket file has those permissions from the moment it exists. The file appears
+    /// at `path` only once the socket listens (bound under a temporary name beside it, then
+    /// linked), so a client that sees the file can connect: it never finds a socket that
+    /// refuses connections because it does not listen yet.
     public static func listen(path: String, mode: mode_t? = nil) throws(SocketError) -> Int32 {
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -47,22 +50,39 @@ public enum UnixSocket {
             unlink(path)
         }
         let fd = try makeSocket(path: path)
-        var address = try socketAddress(path)
+        _ = try socketAddress(path)
+        // The temporary name, when it fits in a socket address; else the path itself.
+        let temporary = (try? socketAddress(path + ".\(getpid()).new")) == nil ? path : path + ".\(getpid()).new"
+        var address = try socketAddress(temporary)
+        unlink(temporary)
         // No moment in which the file exists with looser permissions than asked for.
         let oldMask = mode.map { umask(~$0 & 0o777) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if let oldMask { umask(oldMask) }
-        guard bound == 0, mode.map({ chmod(path, $0) == 0 }) ?? true else {
+        guard bound == 0, mode.map({ chmod(temporary, $0) == 0 }) ?? true else {
             let code = errno
             Glibc.close(fd)
+            if bound == 0 { unlink(temporary) }
             throw SocketError("bind", path: path, code: code)
         }
         guard Glibc.listen(fd, 64) == 0 else {
             let code = errno
             Glibc.close(fd)
+            unlink(temporary)
             throw SocketError("listen on", path: path, code: code)
+        }
+        // link, not rename: it fails rather than replace a socket another process bound meanwhile.
+        if temporary != path {
+            let linked = link(temporary, path)
+            let code = errno
+            unlink(temporary)
+            guard linked == 0 else {
+                Glibc.close(fd)
+                throw SocketError("bind", path: path, code: code == EEXIST ? EADDRINUSE : code,
+                                  advice: code == EEXIST ? "another process is listening there; stop it or choose another path" : nil)
+            }
         }
         return fd
     }

@@ -108,7 +108,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(4))) func sigtermStopsTheRadioFlushesTheQueueAndExitsZero() async throws {
+    @Test(.timeLimit(.minutes(5))) func sigtermStopsTheRadioFlushesTheQueueAndExitsZero() async throws {
         let room = try await SimulatedAirAgentTests.Room()
         defer { room.stopAll() }
         let hub = try await room.startAir(SimulatedAirAgentTests.approach)
@@ -178,7 +178,7 @@ import Testing
         #expect(alice2.process.output.contains("wait in the queue for the next start"), "\(alice2.process.output)")
     }
 
-    @Test(.enabled(if: getuid() == 0, "needs root to run the CLI as another user"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: getuid() == 0, "needs root to run the CLI as another user"), .timeLimit(.minutes(5)))
     func localAPIRefusesAnotherUserAndNamesTheBadField() async throws {
         let folder = try TemporaryFolder()
         // Nobody (65534) must reach the socket's folder to be refused there.

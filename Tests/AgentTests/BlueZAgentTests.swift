@@ -9,7 +9,7 @@ import Testing
 /// One agent on the BlueZ backend, against python-dbusmock's BlueZ on a private bus and a live
 /// lobby: it recognises a device it sees as a registered player and advertises its own identity.
 @Suite(.serialized) struct BlueZAgentTests {
-    @Test(.timeLimit(.minutes(3))) func recognisesADeviceAndAdvertisesItsIdentity() async throws {
+    @Test(.timeLimit(.minutes(5))) func recognisesADeviceAndAdvertisesItsIdentity() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
         defer { lobby.kill() }

@@ -9,7 +9,7 @@ import Testing
         Set(((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("nearplay-demo-") })
     }
 
-    @Test(.timeLimit(.minutes(3))) func tellsTheWholeStoryAndLeavesNothingBehind() async throws {
+    @Test(.timeLimit(.minutes(5))) func tellsTheWholeStoryAndLeavesNothingBehind() async throws {
         let before = Self.demoFolders()
         let folder = try TemporaryFolder()
         let demo = try ChildProcess(try builtExecutable("nearplay"), ["demo", "--json", "--samples", repositoryRootPath + "/Samples/rounds"],

@@ -6,7 +6,7 @@ import Testing
 
 /// Beacon identities to players through a live lobby, with the agent's cache in front.
 @Suite(.serialized) struct IdentityResolverTests {
-    @Test(.timeLimit(.minutes(2))) func resolvesCachesForgetsAndHidesBlockedPlayers() async throws {
+    @Test(.timeLimit(.minutes(5))) func resolvesCachesForgetsAndHidesBlockedPlayers() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
         defer { lobby.kill() }
@@ -51,7 +51,7 @@ import Testing
         #expect(await fresh.resolve(carolIdentity) == .unavailable)
     }
 
-    @Test(.timeLimit(.minutes(2))) func concurrentQuestionsShareOneRequestAndWarmHitsAreFast() async throws {
+    @Test(.timeLimit(.minutes(5))) func concurrentQuestionsShareOneRequestAndWarmHitsAreFast() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
         defer { lobby.kill() }

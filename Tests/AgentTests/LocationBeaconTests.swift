@@ -11,7 +11,7 @@ import Testing
 /// a `location` event with the running tournaments, reports the encounter, and can then join a
 /// tournament there and play its rounds; a player who was not there is refused.
 @Suite(.serialized) struct LocationBeaconTests {
-    @Test(.timeLimit(.minutes(4))) func theBeaconMarksALocationWhereAgentsJoinTournaments() async throws {
+    @Test(.timeLimit(.minutes(5))) func theBeaconMarksALocationWhereAgentsJoinTournaments() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
         defer { lobby.kill() }

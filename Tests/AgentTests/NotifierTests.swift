@@ -27,7 +27,7 @@ import Testing
         return process
     }
 
-    @Test(.timeLimit(.minutes(1))) func notifiesInvitationsGameStartsAndResults() async throws {
+    @Test(.timeLimit(.minutes(5))) func notifiesInvitationsGameStartsAndResults() async throws {
         let bus = try PrivateBus()
         let daemon = try await Self.startDaemon(on: bus)
         defer { daemon.kill() }

@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(4))) func aliceWalksUpToBobTheyMeetAndPlayAWholeGame() async throws {
+    @Test(.timeLimit(.minutes(5))) func aliceWalksUpToBobTheyMeetAndPlayAWholeGame() async throws {
         let room = try await Room()
         defer { room.stopAll() }
         let (alice, bob) = (room.alice, room.bob)

@@ -11,7 +11,7 @@ import Testing
 /// accepts, both play three rounds from recorded sensor inputs, the lobby verifies every score,
 /// and the game ends with a winner and unlocks — checked from both sides.
 @Suite(.serialized) struct TwoPlayerTests {
-    @Test(.timeLimit(.minutes(4))) func meetInvitePlayThreeVerifiedRoundsAndUnlock() async throws {
+    @Test(.timeLimit(.minutes(5))) func meetInvitePlayThreeVerifiedRoundsAndUnlock() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
         defer { lobby.kill() }

@@ -19,7 +19,7 @@ import Testing
         """
     static let truth = 3.0
 
-    @Test(.timeLimit(.minutes(3))) func bothAgentsEndUpRangingTwoWayAndCloserToTheTruth() async throws {
+    @Test(.timeLimit(.minutes(5))) func bothAgentsEndUpRangingTwoWayAndCloserToTheTruth() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
         defer { lobby.kill() }

@@ -98,7 +98,7 @@ import enum Lobby.SyntheticRecording
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func liveEventsResumeAfterACursorMissingNothingAndRepeatingNothing() async throws {
+    @Test(.timeLimit(.minutes(5))) func liveEventsResumeAfterACursorMissingNothingAndRepeatingNothing() async throws {
         let server = try TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
@@ -107,6 +107,7 @@ import enum Lobby.SyntheticRecording
             var id: Int64 = 0
             let invited = try await liveEvents(of: bob, after: 0, count: 1) { id = try await alice.invite(["bob"], key: "i1").id }
             #expect(invited.map(\.kind) == ["invitationReceived"])
+            try #require(invited.count == 1)
             #expect(invited[0].data.game == id)
             #expect(invited[0].data.player == "alice")
 
@@ -116,6 +117,7 @@ import enum Lobby.SyntheticRecording
                 try await bob.submitHonestly(game: id, round: 1, score: 300, key: "b1")
             }
             #expect(started.map(\.kind) == ["gameStarted", "roundFinished"])
+            try #require(started.count == 2)
             #expect(started[0].data.participants == ["alice", "bob"])
             let game = try await bob.game(id)
             #expect(started[0].data.rounds == game.rounds.map { LobbyEvent.PlannedRound(n: $0.n, game: $0.game, duration: $0.duration, signalTime: $0.signalTime) })
@@ -129,6 +131,7 @@ import enum Lobby.SyntheticRecording
             }
             let resumed = try await liveEvents(of: bob, after: started[1].cursor, count: 5)
             #expect(resumed.map(\.kind) == ["roundFinished", "roundFinished", "gameFinished", "unlocked", "achievementUnlocked"])
+            try #require(resumed.count == 5)
             #expect(resumed.map(\.data.round) == [2, 3, nil, nil, nil])
             #expect(resumed[4].data.achievement == "firstWin")
             #expect(resumed[2].data.winner == "bob")
@@ -140,11 +143,11 @@ import enum Lobby.SyntheticRecording
                 _ = try await alice.invite(["bob"])
             }
             #expect(next.map(\.kind) == ["invitationReceived"])
-            #expect(next[0].cursor > resumed[4].cursor)
+            #expect(next.first.map { $0.cursor > resumed[4].cursor } == true)
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func liveEventsEndWithAnErrorWhenTheTokenIsRefused() async throws {
+    @Test(.timeLimit(.minutes(5))) func liveEventsEndWithAnErrorWhenTheTokenIsRefused() async throws {
         let server = try TestServer()
         try await server.application.test(.live) { testClient in
             let stranger = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))").authenticated("not-a-token")

@@ -5,7 +5,7 @@ import Testing
 
 /// `kill -9` during a stream of writes loses nothing that was acknowledged.
 @Suite struct CrashSafetyTests {
-    @Test(.timeLimit(.minutes(3))) func acknowledgedWritesSurviveKill9AndRulesStillHold() async throws {
+    @Test(.timeLimit(.minutes(5))) func acknowledgedWritesSurviveKill9AndRulesStillHold() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

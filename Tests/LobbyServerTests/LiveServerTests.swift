@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func webSocketPushesTheBacklogThenLiveEvents() async throws {
+    @Test(.timeLimit(.minutes(5))) func webSocketPushesTheBacklogThenLiveEvents() async throws {
         let server = try TestServer()
         try await server.application.test(.live) { client in
             let alice = try await client.player("alice")

@@ -82,7 +82,7 @@ import Testing
     }
 
     /// The scheduler closes a tournament once its window is over, with nobody asking.
-    @Test(.timeLimit(.minutes(1))) func theSchedulerDecidesATournamentOnTimeWithoutARequest() async throws {
+    @Test(.timeLimit(.minutes(5))) func theSchedulerDecidesATournamentOnTimeWithoutARequest() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduler-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

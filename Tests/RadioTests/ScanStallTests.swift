@@ -89,7 +89,7 @@ import Testing
         return scanner
     }
 
-    @Test(.timeLimit(.minutes(1))) func restartsDiscoveryWhenTheControllerFallsSilent() async throws {
+    @Test(.timeLimit(.minutes(5))) func restartsDiscoveryWhenTheControllerFallsSilent() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
         let scanner = scanner(bluez)
@@ -112,7 +112,7 @@ import Testing
         await probe.stop()
     }
 
-    @Test(.timeLimit(.minutes(1))) func cyclesThePowerWhenRestartingDiscoveryDoesNotHelp() async throws {
+    @Test(.timeLimit(.minutes(5))) func cyclesThePowerWhenRestartingDiscoveryDoesNotHelp() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
         let scanner = scanner(bluez)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `nearplay air` and the sim backend of `scan`, run as a user would.
-@Suite(.timeLimit(.minutes(1))) struct AirCLITests {
+@Suite(.timeLimit(.minutes(5))) struct AirCLITests {
     static var executable: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nearplay")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }

@@ -5,7 +5,7 @@ import Ranging
 import Testing
 
 /// Hub, advertisers and scanners over a real Unix socket in a temporary folder.
-@Suite(.timeLimit(.minutes(1))) struct SimulatedAirHubTests {
+@Suite(.timeLimit(.minutes(5))) struct SimulatedAirHubTests {
     static func scenario(sigma: Double = 2, loss: Double = 0, alice: [AirScenario.Waypoint] = Fixtures.still(2),
                          beacons: [AirScenario.Beacon] = []) -> AirScenario {
         AirScenario(exponent: 2, sigma: sigma, loss: loss, seed: 3,
