@@ -1,3 +1,4 @@
+import Foundation
 import LobbyClient
 import Minigames
 import SensorSamples
@@ -23,16 +24,43 @@ extension LobbyClient {
 }
 
 /// The first `count` live events of `client` after `cursor`, listening while `actions` run; the
-/// socket closes when they have arrived.
+/// socket closes when they have arrived. Waits at most `seconds`: then it records what did arrive
+/// and what the event feed holds (whether the events exist and the push lost them), and returns
+/// what arrived.
 func liveEvents(
-    of client: LobbyClient, after cursor: Int64, count: Int, during actions: () async throws -> Void = {}
+    of client: LobbyClient, after cursor: Int64, count: Int, within seconds: Double = 90,
+    during actions: () async throws -> Void = {}
 ) async throws -> [LobbyEvent] {
     let stream = client.liveEvents(after: cursor)
     try await actions()
-    var events: [LobbyEvent] = []
-    for try await event in stream {
-        events.append(event)
-        if events.count == count { break }
+    let arrived = Arrived()
+    let complete = try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for try await event in stream {
+                if arrived.append(event) == count { return true }
+            }
+            return true
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return false
+        }
+        let first = try await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+    let events = arrived.all
+    if !complete {
+        let feed = (try? await client.events(after: cursor).events.map(\.kind)) ?? []
+        Issue.record("Waited \(Int(seconds)) s for \(count) live events after cursor \(cursor): \(events.map(\.kind)) arrived; the feed holds \(feed).")
     }
     return events
+}
+
+private final class Arrived: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [LobbyEvent] = []
+    var all: [LobbyEvent] { lock.withLock { events } }
+    /// Adds `event`; the number held now.
+    func append(_ event: LobbyEvent) -> Int { lock.withLock { events.append(event); return events.count } }
 }
