@@ -201,13 +201,6 @@ public final class SpawnedProcess: @unchecked Sendable {
         return (status, standardOutput, standardError)
     }
 
-    /// ``finish()`` on this thread, for synchronous callers with a child that ends by itself.
-    public func finishBlocking() -> (status: Int32, stdout: String, stderr: String) {
-        let status = waitBlocking()!
-        for collector in [output, errors].compactMap({ $0 }) { collector.waitForEndBlocking(seconds: 10) }
-        return (status, standardOutput, standardError)
-    }
-
     /// `signal`, then ``finish()``.
     public func interrupt(with signal: Int32 = SIGINT) async -> (status: Int32, stdout: String, stderr: String) {
         self.signal(signal)
@@ -275,11 +268,6 @@ private final class Collector: @unchecked Sendable {
         while !lock.withLock({ ended }) && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-    }
-
-    func waitForEndBlocking(seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !lock.withLock({ ended }) && Date() < deadline { usleep(5_000) }
     }
 
     /// Closes the read end of a pipe whose reader never started (the child did not start).

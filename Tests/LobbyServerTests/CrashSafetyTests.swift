@@ -14,7 +14,7 @@ import Testing
         // Statue rounds only: a Statue recording can give any score the test picks. Dozens of
         // registrations and sign-ins come from one address: the sign-in throttle would refuse them.
         let arguments = ["--minigames", "statue", "--sign-in-throttle", "off"]
-        let first = try ServerProcess(database: database, folder: folder, arguments: arguments)
+        let first = try await ServerProcess(database: database, folder: folder, arguments: arguments)
         let base = LobbyClient(baseURL: first.url)
         var players: [(name: String, client: LobbyClient, beacon: PlayerBeacon)] = []
         for i in 0..<8 {
@@ -67,14 +67,14 @@ import Testing
         while acknowledged.registrations.count < 25 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        first.stop(signal: SIGKILL)
+        await first.stop(signal: SIGKILL)
         await stream.value
         let registrations = acknowledged.registrations
         let scores = acknowledged.scores
         #expect(registrations.count >= 25)
         #expect(!scores.isEmpty)
 
-        let second = try ServerProcess(database: database, folder: folder, arguments: arguments)
+        let second = try await ServerProcess(database: database, folder: folder, arguments: arguments)
         let again = LobbyClient(baseURL: second.url)
         for name in registrations {
             _ = try await again.logIn(username: name, password: "password-123")
@@ -84,7 +84,7 @@ import Testing
             let game = try await client.game(gameId)
             #expect(game.rounds[n - 1].scores[name] == score, "game \(gameId) round \(n) of \(name) lost")
         }
-        #expect(second.stop(signal: SIGTERM) == 0, "SIGTERM should stop the server cleanly")
+        #expect(await second.stop(signal: SIGTERM) == 0, "SIGTERM should stop the server cleanly")
 
         // The rules hold in the recovered file: intact, no dangling keys, every fully scored game evaluated
         // together with its rewards.

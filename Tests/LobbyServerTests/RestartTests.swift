@@ -12,7 +12,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("lobby.sqlite").path
 
-        let first = try ServerProcess(database: database, folder: folder, arguments: ["--minigames", "statue"])
+        let first = try await ServerProcess(database: database, folder: folder, arguments: ["--minigames", "statue"])
         var base = LobbyClient(baseURL: first.url)
         for name in ["alice", "bob"] {
             _ = try await base.register(username: name, firstName: "F", lastName: "L", email: "\(name)@example.org", password: "password-123")
@@ -32,10 +32,10 @@ import Testing
         var live = bob.liveEvents(after: 0).makeAsyncIterator()
         let heard = [try #require(try await live.next()), try #require(try await live.next())]
         #expect(heard.map(\.kind) == ["invitationReceived", "gameStarted"])
-        first.stop(signal: SIGKILL)
+        await first.stop(signal: SIGKILL)
         await #expect(throws: (any Error).self) { while try await live.next() != nil {} }
 
-        let second = try ServerProcess(database: database, folder: folder, arguments: ["--minigames", "statue"])
+        let second = try await ServerProcess(database: database, folder: folder, arguments: ["--minigames", "statue"])
         base = LobbyClient(baseURL: second.url)
         alice = base.authenticated(aliceToken)
         bob = base.authenticated(bobToken)
@@ -50,13 +50,13 @@ import Testing
         let resumed = try await liveEvents(of: bob, after: heard[1].cursor, count: 1)
         #expect(resumed.map(\.kind) == ["roundFinished"])
         #expect(heard + resumed == (try await bob.events(after: 0).events))
-        #expect(second.stop(signal: SIGTERM) == 0)
+        #expect(await second.stop(signal: SIGTERM) == 0)
     }
 
-    @Test func lobbyServeRefusesAnUnknownMinigameNamingIt() throws {
-        let finished = try SpawnedProcess(try ServerProcess.executable().path,
-                                          ["lobby", "serve", "--db", "/nonexistent/lobby.sqlite", "--port", "0", "--minigames", "screamer, Statue,tilt"])
-            .finishBlocking()
+    @Test func lobbyServeRefusesAnUnknownMinigameNamingIt() async throws {
+        let finished = try await SpawnedProcess(try ServerProcess.executable().path,
+                                                ["lobby", "serve", "--db", "/nonexistent/lobby.sqlite", "--port", "0", "--minigames", "screamer, Statue,tilt"])
+            .finish()
         let text = finished.stderr
         #expect(finished.status != 0)
         #expect(text.contains("--minigames: there is no minigame called \"tilt\""), "\(text)")

@@ -20,8 +20,9 @@ final class ServerProcess: @unchecked Sendable {
         throw CocoaError(.fileNoSuchFile)
     }
 
-    /// Starts the server on `database` and waits until it listens.
-    init(database: String, folder: URL, arguments: [String] = []) throws {
+    /// Starts the server on `database` and waits until it listens (polling, so no thread of the
+    /// task pool is held while it starts).
+    init(database: String, folder: URL, arguments: [String] = []) async throws {
         output = folder.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process = try SpawnedProcess(try Self.executable().path,
@@ -36,9 +37,9 @@ final class ServerProcess: @unchecked Sendable {
                 return
             }
             guard process.isRunning else { break }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
-        stop(signal: SIGKILL)
+        await stop(signal: SIGKILL)
         Issue.record("The lobby server did not start: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
         throw CocoaError(.executableLoad)
     }
@@ -47,9 +48,13 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits (at most 30 s) for the process to end; returns its exit status.
     @discardableResult
-    func stop(signal: Int32) -> Int32 {
+    func stop(signal: Int32) async -> Int32 {
         process.signal(signal)
-        if let status = process.waitBlocking(timeout: 30) { return status }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let status = process.status { return status }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         process.kill()
         return process.status ?? -1
     }

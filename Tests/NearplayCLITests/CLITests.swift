@@ -17,12 +17,13 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent(".build/debug/nearplay")
     }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    /// Runs `nearplay arguments…` to its end without holding a thread of the task pool.
+    static func run(_ arguments: [String]) async throws -> Run {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             Issue.record("nearplay is not built at \(executable.path): run `swift build` (scripts/test does) before the tests")
             throw CocoaError(.fileNoSuchFile)
         }
-        let finished = try SpawnedProcess(executable.path, arguments).finishBlocking()
+        let finished = try await SpawnedProcess(executable.path, arguments).finish()
         return Run(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }
 
@@ -35,8 +36,8 @@ import Testing
     static let ad = "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5"
 
     /// `nearplay lobby` hands over to `nearplay-lobby` beside it, and says what to build when it is not there.
-    @Test func lobbyRunsTheLobbyExecutableBesideIt() throws {
-        let help = try Self.run(["lobby", "serve", "--help"])
+    @Test func lobbyRunsTheLobbyExecutableBesideIt() async throws {
+        let help = try await Self.run(["lobby", "serve", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: nearplay lobby serve"))
         #expect(help.stdout.contains("--bcrypt-cost"))
@@ -46,14 +47,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let alone = folder.appendingPathComponent("nearplay")
         try FileManager.default.copyItem(at: Self.executable, to: alone)
-        let finished = try SpawnedProcess(alone.path, ["lobby", "serve"]).finishBlocking()
+        let finished = try await SpawnedProcess(alone.path, ["lobby", "serve"]).finish()
         let message = finished.stderr
         #expect(finished.status == 1)
         #expect(message.contains("nearplay-lobby"))
         #expect(message.contains("swift build --product nearplay-lobby"))
     }
 
-    @Test func replayWritesTheEventFormatAndReportsBadLines() throws {
+    @Test func replayWritesTheEventFormatAndReportsBadLines() async throws {
         let path = try Self.temporaryFile("""
         {"nearplay_trace":1,"created":"2026-01-01T00:00:00Z","source":"cli test"}
         {"t":0.100,"addr":"C0:FF:EE:00:00:01","rssi":-59,"ad":"\(Self.ad)","truth_m":1.0}
@@ -61,7 +62,7 @@ import Testing
         {"t":0.300,"addr":"C0:FF:EE:00:00:01","rssi":-61,"ad":"\(Self.ad)"}
         """)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try Self.run(["replay", "--json", "--range-interval", "0", path])
+        let run = try await Self.run(["replay", "--json", "--range-interval", "0", path])
         #expect(run.status == 65, "a bad line makes the exit status 65")
         #expect(run.stderr.contains("\(path):3: field \"rssi\""))
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -74,10 +75,10 @@ import Testing
         #expect(lines[3] == #"{"t":2.300,"event":"exit","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01"}"#)
     }
 
-    @Test func replayPrintsATableByDefault() throws {
+    @Test func replayPrintsATableByDefault() async throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try Self.run(["replay", path])
+        let run = try await Self.run(["replay", path])
         #expect(run.status == 0)
         let rows = run.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == 4)
@@ -90,53 +91,53 @@ import Testing
         #expect(rows[3].contains("30.000") && rows[3].contains("exit"))
     }
 
-    @Test func usageErrorsExit64WithAMessage() throws {
-        let noFiles = try Self.run(["replay"])
+    @Test func usageErrorsExit64WithAMessage() async throws {
+        let noFiles = try await Self.run(["replay"])
         #expect(noFiles.status == 64)
-        let badOption = try Self.run(["replay", "--exponent=-1", "x.jsonl"])
+        let badOption = try await Self.run(["replay", "--exponent=-1", "x.jsonl"])
         #expect(badOption.status == 64)
         #expect(badOption.stderr.contains("--exponent must be between 0.5 and 10"))
-        let notHex = try Self.run(["decode", "zz"])
+        let notHex = try await Self.run(["decode", "zz"])
         #expect(notHex.status == 64)
         #expect(notHex.stderr.contains("not hex"))
     }
 
-    @Test func missingFilesExit66AndForeignFilesExit65() throws {
-        let missing = try Self.run(["replay", "/nonexistent/trace.jsonl"])
+    @Test func missingFilesExit66AndForeignFilesExit65() async throws {
+        let missing = try await Self.run(["replay", "/nonexistent/trace.jsonl"])
         #expect(missing.status == 66, "a missing input is EX_NOINPUT")
         #expect(missing.stderr.contains("/nonexistent/trace.jsonl: no such file"))
         let path = try Self.temporaryFile("hello\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let foreign = try Self.run(["replay", path])
+        let foreign = try await Self.run(["replay", path])
         #expect(foreign.status == 65)
         #expect(foreign.stderr.contains("is not a Nearplay trace or btsnoop capture"))
     }
 
-    @Test func decodeSaysWhatAFrameIsOrWhyNot() throws {
-        let ok = try Self.run(["decode", Self.ad])
+    @Test func decodeSaysWhatAFrameIsOrWhyNot() async throws {
+        let ok = try await Self.run(["decode", Self.ad])
         #expect(ok.status == 0)
         #expect(ok.stdout.contains("iBeacon: UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, major 1, minor 2, measured power -59 dBm"))
-        let short = try Self.run(["decode", "4c000215426c7565436861726d426561636f6e73"])
+        let short = try await Self.run(["decode", "4c000215426c7565436861726d426561636f6e73"])
         #expect(short.status == 65)
         #expect(short.stdout.contains("iBeacon frame at byte 4 needs 21 bytes but only 16 remain"))
-        let hci = try Self.run(["decode", "043e2b02010301e1acca3dea0d1f02011a03036ffd17166ffd0d3b4f65584c582160571dd19010d41c2660ee34d1"])
+        let hci = try await Self.run(["decode", "043e2b02010301e1acca3dea0d1f02011a03036ffd17166ffd0d3b4f65584c582160571dd19010d41c2660ee34d1"])
         #expect(hci.stdout.contains("address 0D:EA:3D:CA:AC:E1 (random), RSSI -47 dBm"))
         #expect(hci.stdout.contains("Exposure Notification"))
-        let badH4 = try Self.run(["decode", "413e41020103013594efcdd61c19"])
+        let badH4 = try await Self.run(["decode", "413e41020103013594efcdd61c19"])
         #expect(badH4.status == 65)
         #expect(badH4.stdout.contains("not an HCI LE advertising report event"))
     }
 
-    @Test func simulateThenEvalRoundTrips() throws {
+    @Test func simulateThenEvalRoundTrips() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-sim-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let simulate = try Self.run(["simulate", "--seed", "3", "--loss", "0.33", "-o", path])
+        let simulate = try await Self.run(["simulate", "--seed", "3", "--loss", "0.33", "-o", path])
         #expect(simulate.status == 0, "\(simulate.stderr)")
-        let again = try Self.run(["simulate", "--seed", "3", "--loss", "0.33"])
+        let again = try await Self.run(["simulate", "--seed", "3", "--loss", "0.33"])
         let written = try String(contentsOfFile: path, encoding: .utf8)
         // Same seed, same lines (the header's creation time aside).
         #expect(written.split(separator: "\n").dropFirst() == again.stdout.split(separator: "\n").dropFirst())
-        let eval = try Self.run(["eval", "--json", path])
+        let eval = try await Self.run(["eval", "--json", path])
         #expect(eval.status == 0, "\(eval.stderr)")
         let rows = eval.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(rows.map { $0["model"] as? String } == ["nearplay", "altbeacon", "log-distance-n2"])
@@ -147,7 +148,7 @@ import Testing
 
     /// Two recordings of one family: pooled into one row, a two-point calibration from each,
     /// and a plot per recording.
-    @Test func evalPoolsByFamilyCalibratesAndPlots() throws {
+    @Test func evalPoolsByFamilyCalibratesAndPlots() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-eval-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -156,13 +157,13 @@ import Testing
         try #"{"beacons":[{"beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","interval":0.2,"waypoints":[[0,1],[30,1],[30.01,3],[60,3]]}]}"#
             .write(toFile: script, atomically: true, encoding: .utf8)
         for (name, seed) in [("room-a", "1"), ("room-b", "2")] {
-            let simulate = try Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "--seed", seed,
+            let simulate = try await Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "--seed", seed,
                                          "-o", folder + "/\(name).jsonl"])
             #expect(simulate.status == 0, "\(simulate.stderr)")
         }
         let plots = folder + "/plots"
         // Clear simulated air with no lasting shadowing: a plain fit (--spot-shadowing 0).
-        let run = try Self.run(["eval", "--calibrate-from", "each", "--spot-shadowing", "0", "--plot", plots, folder + "/room-a.jsonl", folder + "/room-b.jsonl"])
+        let run = try await Self.run(["eval", "--calibrate-from", "each", "--spot-shadowing", "0", "--plot", plots, folder + "/room-a.jsonl", folder + "/room-b.jsonl"])
         #expect(run.status == 0, "\(run.stderr)")
         let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("| room | 2 |") })
         #expect(run.stdout.contains("calibrated Nearplay"))
@@ -183,7 +184,7 @@ import Testing
     }
 
     /// `calibrate ranging` fits and stores a profile; `replay --profile` uses it.
-    @Test func calibrateRangingStoresAProfileThatReplayUses() throws {
+    @Test func calibrateRangingStoresAProfileThatReplayUses() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-cal-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -191,35 +192,35 @@ import Testing
             let script = folder + "/at\(metres).json"
             try #"{"beacons":[{"beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","interval":0.2,"waypoints":[[0,\#(metres)],[30,\#(metres)]]}]}"#
                 .write(toFile: script, atomically: true, encoding: .utf8)
-            let simulate = try Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "-o", folder + "/at\(metres).jsonl"])
+            let simulate = try await Self.run(["simulate", "--script", script, "--exponent", "2", "--sigma", "3", "-o", folder + "/at\(metres).jsonl"])
             #expect(simulate.status == 0, "\(simulate.stderr)")
         }
         let profiles = folder + "/profiles.json"
-        let calibrate = try Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--at", "3=\(folder)/at3.jsonl",
+        let calibrate = try await Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--at", "3=\(folder)/at3.jsonl",
                                       "--receiver", "hci0", "--profiles", profiles, "--spot-shadowing", "0", "--json"])
         #expect(calibrate.status == 0, "\(calibrate.stderr)")
         let profile = try #require(try JSONSerialization.jsonObject(with: Data(calibrate.stdout.utf8)) as? [String: Any])
         #expect(abs((profile["exponent"] as? Double ?? 0) - 2) < 0.2)
         #expect(FileManager.default.fileExists(atPath: profiles))
         // Replayed with the profile, the 3 m recording reads about 3 m; without it, the 2.8 model reads short.
-        let calibrated = try Self.run(["replay", "--json", "--profile", "hci0", "--profiles", profiles, folder + "/at3.jsonl"])
+        let calibrated = try await Self.run(["replay", "--json", "--profile", "hci0", "--profiles", profiles, folder + "/at3.jsonl"])
         #expect(calibrated.status == 0, "\(calibrated.stderr)")
         let last = try #require(calibrated.stdout.split(separator: "\n").last { $0.contains("\"range\"") })
         let event = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         #expect(abs((event["distance_m"] as? Double ?? 0) - 3) < 0.5, "\(last)")
         #expect((event["distance_lo_m"] as? Double ?? 99) < 3 && (event["distance_hi_m"] as? Double ?? 0) > 3)
-        let missing = try Self.run(["replay", "--profile", "nobody", "--profiles", profiles, folder + "/at3.jsonl"])
+        let missing = try await Self.run(["replay", "--profile", "nobody", "--profiles", profiles, folder + "/at3.jsonl"])
         #expect(missing.status != 0 && missing.stderr.contains("no profile for that receiver"))
-        let oneDistance = try Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--profiles", profiles])
+        let oneDistance = try await Self.run(["calibrate", "ranging", "--at", "1=\(folder)/at1.jsonl", "--profiles", profiles])
         #expect(oneDistance.status != 0 && oneDistance.stderr.contains("two or more distances"))
     }
 
-    @Test func evalRefusesTracesWithoutTruth() throws {
+    @Test func evalRefusesTracesWithoutTruth() async throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let withTruth = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\",\"truth_m\":3}\n")
         defer { try? FileManager.default.removeItem(atPath: withTruth) }
-        let run = try Self.run(["eval", path, withTruth])
+        let run = try await Self.run(["eval", path, withTruth])
         #expect(run.status == 65)
         #expect(run.stderr.contains("no line carries truth_m"))
         // The file after it is still evaluated: one family row, with one range event.
@@ -227,27 +228,27 @@ import Testing
         #expect(rows.count == 1, "\(run.stdout)")
     }
 
-    @Test func offsetsForReceiversNoTraceNamesAreReported() throws {
+    @Test func offsetsForReceiversNoTraceNamesAreReported() async throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\",\"rx\":\"pi-4\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try Self.run(["replay", "--json", "--rssi-offset", "pi4=5", "--rssi-offset", "pi-4=2", path])
+        let run = try await Self.run(["replay", "--json", "--rssi-offset", "pi4=5", "--rssi-offset", "pi-4=2", path])
         #expect(run.status == 0)
         #expect(run.stderr.contains("no trace line names the receiver \"pi4\""))
         #expect(!run.stderr.contains("\"pi-4\""))
         #expect(run.stdout.contains(#""rssi":-68"#) && run.stdout.contains(#""rx":"pi-4""#))
     }
 
-    @Test func optionsOutOfRangeAreUsageErrors() throws {
+    @Test func optionsOutOfRangeAreUsageErrors() async throws {
         for arguments in [["replay", "--exponent", "0.001", "x"], ["simulate", "--interval", "nan"], ["replay", "--max-exit-timeout", "inf", "x"]] {
-            let run = try Self.run(arguments)
+            let run = try await Self.run(arguments)
             #expect(run.status == 64, "\(arguments)")
         }
-        let unwritable = try Self.run(["simulate", "-o", "/nonexistent/folder/out.jsonl"])
+        let unwritable = try await Self.run(["simulate", "-o", "/nonexistent/folder/out.jsonl"])
         #expect(unwritable.status == 73)
     }
 
-    @Test func decodeRecognisesAltBeaconManufacturerData() throws {
-        let run = try Self.run(["decode", "1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500"])
+    @Test func decodeRecognisesAltBeaconManufacturerData() async throws {
+        let run = try await Self.run(["decode", "1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("AltBeacon: manufacturer 0x0118 (Radius Networks)"))
     }

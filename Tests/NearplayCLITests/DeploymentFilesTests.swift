@@ -98,7 +98,7 @@ import Testing
     /// `systemd-analyze verify`, with ExecStart pointed at a stub (it checks that the program
     /// exists). It exits 0 even for settings it ignores, so any line naming a unit fails the test.
     @Test(.enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed (scripts/bootstrap installs it); the key checks above still ran"))
-    func systemdAnalyzeVerifiesEveryUnitWithoutAWarning() throws {
+    func systemdAnalyzeVerifiesEveryUnitWithoutAWarning() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-units-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -120,8 +120,8 @@ import Testing
         let user = [try stubbed("nearplay-agent.service")]
         for (arguments, files) in [(["verify", "--man=no"], system), (["--user", "verify", "--man=no"], user)] {
             // The user manager needs XDG_RUNTIME_DIR, even offline.
-            let finished = try SpawnedProcess(Self.systemdAnalyze!, arguments + files,
-                                              environment: ["XDG_RUNTIME_DIR": runtime.path]).finishBlocking()
+            let finished = try await SpawnedProcess(Self.systemdAnalyze!, arguments + files,
+                                                    environment: ["XDG_RUNTIME_DIR": runtime.path]).finish()
             let text = finished.stdout + finished.stderr
             #expect(finished.status == 0, "systemd-analyze \(arguments): \(text)")
             let complaints = text.split(separator: "\n").filter { line in files.contains { line.contains($0) } }

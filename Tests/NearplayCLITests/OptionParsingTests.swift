@@ -16,26 +16,26 @@ import Testing
         (["replay", "--rssi-offset", "-61", "x.jsonl"], "--rssi-offset -61: give a number of dB (between -60 and 60)"),
         (["sensors", "--orientation", "-q,x,z"], "--orientation -q,x,z is not three distinct axes"),
     ])
-    func readsANegativeValueAfterASpace(arguments: [String], message: String) throws {
-        let run = try CLITests.run(arguments)
+    func readsANegativeValueAfterASpace(arguments: [String], message: String) async throws {
+        let run = try await CLITests.run(arguments)
         #expect(run.status == 64, "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
         #expect(!run.stderr.contains("Missing value"), "\(arguments)")
     }
 
-    @Test func appliesANegativeRSSIOffsetGivenAfterASpace() throws {
+    @Test func appliesANegativeRSSIOffsetGivenAfterASpace() async throws {
         let path = try CLITests.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(CLITests.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try CLITests.run(["replay", "--json", "--rssi-offset", "-3", path])
+        let run = try await CLITests.run(["replay", "--json", "--rssi-offset", "-3", path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#""event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-73}"#))
-        let perReceiver = try CLITests.run(["replay", "--json", "--rssi-offset", "-3", "--rssi-offset", "pi=-5", path])
+        let perReceiver = try await CLITests.run(["replay", "--json", "--rssi-offset", "-3", "--rssi-offset", "pi=-5", path])
         #expect(perReceiver.status == 0, "\(perReceiver.stderr)")
         #expect(perReceiver.stdout.contains(#""rssi":-73"#))
     }
 
-    @Test func printsItsVersion() throws {
-        let run = try CLITests.run(["--version"])
+    @Test func printsItsVersion() async throws {
+        let run = try await CLITests.run(["--version"])
         #expect(run.status == 0)
         let version = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(version.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+/) != nil, "“\(version)” is not MAJOR.MINOR.PATCH")
@@ -48,9 +48,7 @@ import Testing
 /// a thread of its own: the test pool's two threads stay free for the tests that need them.
 @Suite(.serialized) struct HCIBackendOptionTests {
     static func run(_ arguments: [String]) async throws -> CLITests.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try CLITests.run(arguments) }) }.start()
-        }
+        try await CLITests.run(arguments)
     }
 
     /// Options of another backend, or out of range, are refused before anything is opened.
