@@ -21,6 +21,10 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     private let clock: C
     private let logger: Logger
     private let listener: Int32
+    /// Whether ``run()`` gave the listening socket to its read source, whose cancel handler then
+    /// closes it: a descriptor closed while libdispatch still watches it leaves that number
+    /// registered, and the next source on a reused number never fires.
+    private let listenerWatched = Mutex(false)
     private let state: Mutex<HubState>
     private let queue = DispatchQueue(label: "nearplay.air.hub")
 
@@ -44,7 +48,7 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     }
 
     deinit {
-        Glibc.close(listener)
+        if !listenerWatched.withLock({ $0 }) { Glibc.close(listener) }
     }
 
     /// Who is on the air now, and what the hub has sent.
@@ -79,6 +83,8 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         let start = clock.now
         let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
         source.setEventHandler { [self] in acceptWaiting() }
+        source.setCancelHandler { [listener] in Glibc.close(listener) }
+        listenerWatched.withLock { $0 = true }
         source.resume()
         logger.info("Simulated air on \(socketPath): \(scenario.devices.count) devices, \(scenario.beacons.count) beacons, speed \(speed).")
         defer {
