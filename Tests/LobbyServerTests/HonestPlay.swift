@@ -36,10 +36,18 @@ func liveEvents(
     let arrived = Arrived()
     let complete = try await withThrowingTaskGroup(of: Bool.self) { group in
         group.addTask {
-            for try await event in stream {
-                if arrived.append(event) == count { return true }
+            var stream = stream
+            while true {
+                do {
+                    for try await event in stream {
+                        if arrived.append(event) == count { return true }
+                    }
+                    return true
+                } catch let error as LobbyClientError where error.code == "liveEventsTimedOut" && arrived.all.isEmpty {
+                    // The socket never opened: connect again, as the agent does.
+                    stream = client.liveEvents(after: cursor)
+                }
             }
-            return true
         }
         group.addTask {
             try await Task.sleep(for: .seconds(seconds))
