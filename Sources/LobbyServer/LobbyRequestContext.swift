@@ -30,3 +30,15 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
         return playerId
     }
 }
+
+extension LobbyRequestContext {
+    /// The integer in the path segment `name` (a game id, a round number), or the API's own
+    /// 400 `invalidField` naming it: never the web framework's message.
+    func pathInteger<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type = Int64.self) throws -> Value {
+        let text = try parameters.require(name)
+        guard let value = Value(text), value >= 0 else {
+            throw APIError(.badRequest, "invalidField", "\(name): expected a non-negative whole number in the path, got \"\(text.prefix(40))\".")
+        }
+        return value
+    }
+}

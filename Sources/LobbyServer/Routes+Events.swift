@@ -8,7 +8,7 @@ import NIOCore
 func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
     group.get("events") { request, context in
         let after = try cursor(request)
-        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 100
+        let limit = try pageLimit(request)
         let events = try await store.events(try context.player(), after: after, limit: limit)
         return try JSONBody.response(.ok, EventPage(events: events, next: events.last?.cursor ?? after))
     }
@@ -16,6 +16,11 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
     // ones as they commit. It subscribes before reading the backlog so nothing falls in between.
     group.ws("events/live", shouldUpgrade: { request, context in
         _ = try context.player()
+        // Asked without an upgrade, this route would answer an empty 200.
+        guard request.headers[.upgrade]?.lowercased().contains("websocket") == true else {
+            throw APIError(.upgradeRequired, "upgradeRequired",
+                           "GET /v1/events/live is a WebSocket: connect with `Upgrade: websocket` (or read GET /v1/events).")
+        }
         _ = try cursor(request)
         return .upgrade([:])
     }, onUpgrade: { inbound, outbound, context in
@@ -44,6 +49,15 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
             tasks.cancelAll()
         }
     })
+}
+
+/// `?limit=`: 1 to 1000, 100 when absent.
+private func pageLimit(_ request: Request) throws -> Int {
+    guard let text = request.uri.queryParameters.get("limit") else { return 100 }
+    guard let value = Int(text), (1...1000).contains(value) else {
+        throw APIError(.badRequest, "invalidField", "limit: expected a whole number from 1 to 1000, got \"\(text.prefix(40))\".")
+    }
+    return value
 }
 
 private func cursor(_ request: Request) throws -> Int64 {

@@ -11,27 +11,27 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
     }
     group.get("locations/:id") { _, context in
         _ = try context.player()
-        return try JSONBody.response(.ok, try await store.location(try context.parameters.require("id", as: Int64.self)))
+        return try JSONBody.response(.ok, try await store.location(try context.pathInteger("id", as: Int64.self)))
     }
     group.get("locations/:id/tournaments") { _, context in
         _ = try context.player()
-        return try JSONBody.response(.ok, try await store.tournaments(location: try context.parameters.require("id", as: Int64.self)))
+        return try JSONBody.response(.ok, try await store.tournaments(location: try context.pathInteger("id", as: Int64.self)))
     }
     group.get("tournaments/:id") { _, context in
         _ = try context.player()
-        return try JSONBody.response(.ok, try await store.tournament(try context.parameters.require("id", as: Int64.self)))
+        return try JSONBody.response(.ok, try await store.tournament(try context.pathInteger("id", as: Int64.self)))
     }
     group.post("tournaments/:id/entries") { _, context in
-        let receipt = try await store.joinTournament(try context.player(), tournament: try context.parameters.require("id", as: Int64.self))
+        let receipt = try await store.joinTournament(try context.player(), tournament: try context.pathInteger("id", as: Int64.self))
         return try JSONBody.response(receipt.created ? .created : .ok, receipt.entry)
     }
     group.get("tournaments/:id/entries/me") { _, context in
-        let id = try context.parameters.require("id", as: Int64.self)
+        let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.tournamentEntry(try context.player(), tournament: id))
     }
     group.post("tournaments/:id/entries/me/rounds/:n/scores") { request, context in
-        let id = try context.parameters.require("id", as: Int64.self)
-        let n = try context.parameters.require("n", as: Int.self)
+        let id = try context.pathInteger("id", as: Int64.self)
+        let n = try context.pathInteger("n", as: Int.self)
         let body = try await JSONBody.decode(ScoreSubmission.self, from: request, limit: ScoreSubmission.maximumBytes)
         let receipt = try await store.submitTournamentScore(
             try context.player(), tournament: id, round: n, score: body.score, key: body.key, recording: body.recording)

@@ -13,23 +13,23 @@ func addPlayRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore)
         try JSONBody.response(.ok, try await store.invitations(try context.player()))
     }
     group.post("invitations/:id/accept") { _, context in
-        let id = try context.parameters.require("id", as: Int64.self)
+        let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.accept(try context.player(), invitation: id))
     }
     group.post("invitations/:id/decline") { _, context in
-        let id = try context.parameters.require("id", as: Int64.self)
+        let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.decline(try context.player(), invitation: id))
     }
     group.get("games") { _, context in
         try JSONBody.response(.ok, try await store.games(try context.player()))
     }
     group.get("games/:id") { _, context in
-        let id = try context.parameters.require("id", as: Int64.self)
+        let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.game(try context.player(), id: id))
     }
     group.post("games/:id/rounds/:n/scores") { request, context in
-        let id = try context.parameters.require("id", as: Int64.self)
-        let n = try context.parameters.require("n", as: Int.self)
+        let id = try context.pathInteger("id", as: Int64.self)
+        let n = try context.pathInteger("n", as: Int.self)
         let body = try await JSONBody.decode(ScoreSubmission.self, from: request, limit: ScoreSubmission.maximumBytes)
         let receipt = try await store.submitScore(
             try context.player(), game: id, round: n, score: body.score, key: body.key, recording: body.recording)

@@ -61,8 +61,8 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
         guard let uuid = UUID(uuidString: text) else {
             throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
         }
-        let major = try context.parameters.require("major", as: Int.self)
-        let minor = try context.parameters.require("minor", as: Int.self)
+        let major = try context.pathInteger("major", as: Int.self)
+        let minor = try context.pathInteger("minor", as: Int.self)
         let profile = try await store.resolve(viewer: try context.player(), uuid: uuid, major: major, minor: minor)
         return try JSONBody.response(.ok, profile)
     }

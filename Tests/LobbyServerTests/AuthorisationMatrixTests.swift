@@ -68,7 +68,7 @@ import Testing
                 (.post, "/v1/blocks/alice", nil, .noContent),
                 (.delete, "/v1/blocks/alice", nil, .noContent),
                 (.put, "/v1/players/me/photo", nil, .badRequest),
-                (.get, "/v1/events/live", nil, .ok),
+                (.get, "/v1/events/live", nil, .upgradeRequired),
             ]
             var answers: [String: (status: HTTPResponse.Status, body: [String: Any], raw: Any?)] = [:]
             for (method, path, json, expected) in matrix {

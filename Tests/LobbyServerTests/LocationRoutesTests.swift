@@ -62,7 +62,7 @@ import Testing
                 (.post, "/v1/locations", "{}", .badRequest, "missingField"),
                 (.post, "/v1/locations", #"{"name":""}"#, .badRequest, "invalidField"),
                 (.post, "/v1/locations", #"{"name":"Hall","timeZone":"Mars/Olympus"}"#, .badRequest, "invalidField"),
-                (.get, "/v1/locations/abc", nil, .badRequest, "badRequest"),
+                (.get, "/v1/locations/abc", nil, .badRequest, "invalidField"),
                 (.get, "/v1/locations/77", nil, .notFound, "locationNotFound"),
                 (.get, "/v1/locations/77/tournaments", nil, .notFound, "locationNotFound"),
                 (.get, "/v1/tournaments/77", nil, .notFound, "tournamentNotFound"),
