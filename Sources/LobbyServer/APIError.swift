@@ -11,6 +11,8 @@ struct APIError: Error, HTTPResponseError {
     var excluded: [ExcludedInvitee] = []
     /// Seconds for a `Retry-After` header (429 answers).
     var retryAfter: Int?
+    /// The methods for an `Allow` header (405 answers).
+    var allow: [String] = []
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
         self.status = status
@@ -89,6 +91,7 @@ struct APIError: Error, HTTPResponseError {
         let body = Body(error: .init(code: code, message: message, excluded: excluded.isEmpty ? nil : excluded))
         var response = try JSONBody.response(status, body)
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        if !allow.isEmpty { response.headers[.allow] = allow.joined(separator: ", ") }
         return response
     }
 }

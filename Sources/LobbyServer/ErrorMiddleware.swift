@@ -14,6 +14,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as LobbyError {
             throw APIError(error)
+        } catch let error as HTTPError where error.status == .notFound
+                    && !OpenAPIDocument.methods(of: request.uri.path).isEmpty
+                    && !OpenAPIDocument.methods(of: request.uri.path).contains(request.method.rawValue) {
+            // A path the API has, asked with a method it does not have.
+            let allowed = OpenAPIDocument.methods(of: request.uri.path)
+            var refusal = APIError(.methodNotAllowed, "methodNotAllowed",
+                                   "\(request.method) is not a method of \(request.uri.path): it takes \(allowed.joined(separator: ", ")).")
+            refusal.allow = allowed
+            throw refusal
         } catch let error as HTTPError {
             let code = switch error.status {
             case .notFound: "routeNotFound"

@@ -116,6 +116,8 @@ import Testing
                 (.get, "/v1/events?after=-3", nil, .badRequest, "invalidField"),
                 (.patch, "/v1/players/me", #"{"email":"new@example.org"}"#, .badRequest, "immutableField"),
                 (.get, "/v1/no/such/route", nil, .notFound, "routeNotFound"),
+                (.post, "/v1/health", nil, .methodNotAllowed, "methodNotAllowed"),
+                (.delete, "/v1/games/1", nil, .methodNotAllowed, "methodNotAllowed"),
             ]
             for (method, uri, json, status, code) in cases {
                 let answer = try await client.call(method, uri, token: alice.token, json: json)
