@@ -16,12 +16,12 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
     // ones as they commit. It subscribes before reading the backlog so nothing falls in between.
     group.ws("events/live", shouldUpgrade: { request, context in
         _ = try context.player()
+        _ = try cursor(request)
         // Asked without an upgrade, this route would answer an empty 200.
         guard request.headers[.upgrade]?.lowercased().contains("websocket") == true else {
             throw APIError(.upgradeRequired, "upgradeRequired",
                            "GET /v1/events/live is a WebSocket: connect with `Upgrade: websocket` (or read GET /v1/events).")
         }
-        _ = try cursor(request)
         return .upgrade([:])
     }, onUpgrade: { inbound, outbound, context in
         guard let playerId = context.requestContext.playerId else { return }

@@ -20,7 +20,8 @@ enum Validation {
         guard (1...64).contains(trimmed.count) else {
             throw LobbyError.invalid(field, "must be 1 to 64 characters long.")
         }
-        guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+        // C0 and C1 controls (the OpenAPI document states this as a pattern).
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw LobbyError.invalid(field, "must not contain control characters.")
         }
         return trimmed
