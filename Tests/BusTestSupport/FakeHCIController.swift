@@ -111,8 +111,16 @@ public final class FakeController: @unchecked Sendable {
     }
 
     /// Answers commands until unplugged, blocking in poll meanwhile (no CPU while idle).
+    /// The descriptor is closed under the lock, marked unplugged: `send` and `unplug` never
+    /// touch the number afterwards, when it may name another descriptor of this process (a
+    /// socket shut down or written to by mistake was how other tests' connections died).
     private func serve() {
-        defer { Glibc.close(device) }
+        defer {
+            lock.withLock {
+                unplugged = true
+                Glibc.close(device)
+            }
+        }
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
             if lock.withLock({ unplugged }) { return }
