@@ -13,9 +13,10 @@ extension LobbyClient {
     /// `liveEventsClosed` when the lobby closed it cleanly. Resume with the cursor of the last
     /// event handled to miss nothing and see nothing twice. Stopping the iteration closes the socket.
     ///
-    /// A socket that does not open within `openTimeout` (the handshake stalled; seen about once
-    /// in a few hundred connections on a loaded machine) ends the stream with the code
-    /// `liveEventsTimedOut` rather than leaving it silent: reconnect, as after any other end.
+    /// A socket that does not open within `openTimeout` (a lobby or proxy that takes the
+    /// connection and never answers the upgrade, a connection lost mid-handshake) ends the
+    /// stream with the code `liveEventsTimedOut` rather than leaving it silent: reconnect, as
+    /// after any other end.
     public func liveEvents(after cursor: Int64, openTimeout: Duration = .seconds(15)) -> AsyncThrowingStream<LobbyEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<LobbyEvent, any Error>.makeStream()
         let url = Self.webSocketURL(baseURL) + "/v1/events/live?after=\(cursor)"
