@@ -87,6 +87,17 @@ public final class PrivateBus: @unchecked Sendable {
     }
 }
 
+/// The program `name` of the test venv (`NEARPLAY_VENV`, else `<repository>/.venv`), which
+/// scripts/bootstrap fills; throws saying so when it is not installed there.
+public func testVenvProgram(_ name: String) throws -> String {
+    let venv = ProcessInfo.processInfo.environment["NEARPLAY_VENV"] ?? repositoryRoot.appendingPathComponent(".venv").path
+    let program = venv + "/bin/" + name
+    guard FileManager.default.isExecutableFile(atPath: program) else {
+        throw TestEnvironmentError("\(name) is not installed in \(venv): run scripts/bootstrap")
+    }
+    return program
+}
+
 /// Something a test needs is missing from the machine; says how to get it.
 public struct TestEnvironmentError: Error, CustomStringConvertible {
     public var description: String

@@ -19,12 +19,7 @@ import Testing
 ///   refuses), and a new player has no photo until one is put.
 @Suite(.serialized) struct APIConformanceTests {
     @Test(.timeLimit(.minutes(10))) func aLiveLobbyAnswersAsItsDocumentSays() async throws {
-        let venv = ProcessInfo.processInfo.environment["NEARPLAY_VENV"] ?? repositoryRoot.appendingPathComponent(".venv").path
-        let schemathesis = venv + "/bin/schemathesis"
-        guard FileManager.default.isExecutableFile(atPath: schemathesis) else {
-            Issue.record("schemathesis is not installed in \(venv): run scripts/bootstrap")
-            return
-        }
+        let schemathesis = try testVenvProgram("schemathesis")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

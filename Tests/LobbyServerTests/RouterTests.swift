@@ -66,12 +66,7 @@ import Testing
     /// scripts/bootstrap) accepts the document the lobby serves: code generators refuse what it
     /// refuses (an unquoted comma in a flow-style description once split it into a stray key).
     @Test func aStrictValidatorAcceptsTheDocument() async throws {
-        let venv = ProcessInfo.processInfo.environment["NEARPLAY_VENV"] ?? repositoryRoot.appendingPathComponent(".venv").path
-        let validator = venv + "/bin/openapi-spec-validator"
-        guard FileManager.default.isExecutableFile(atPath: validator) else {
-            Issue.record("openapi-spec-validator is not installed in \(venv): run scripts/bootstrap")
-            return
-        }
+        let validator = try testVenvProgram("openapi-spec-validator")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).yaml")
         try OpenAPIDocument.text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
