@@ -17,8 +17,10 @@ enum Validation {
 
     static func name(_ value: String, field: String) throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(trimmed.count) else {
-            throw LobbyError.invalid(field, "must be 1 to 64 characters long.")
+        // Characters as JSON Schema's maxLength and SQLite's length() count them: Unicode scalars,
+        // so a letter with a skin-tone or accent modifier counts as two.
+        guard (1...64).contains(trimmed.unicodeScalars.count) else {
+            throw LobbyError.invalid(field, "must be 1 to 64 characters long, got \(trimmed.unicodeScalars.count).")
         }
         // C0 and C1 controls (the OpenAPI document states this as a pattern).
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
