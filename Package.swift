@@ -44,6 +44,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -149,10 +152,20 @@ let package = Package(
             ],
             resources: [.embedInCode("openapi.yaml")]
         ),
+        // The lobby API's types and client, generated from Sources/LobbyServer/openapi.yaml by
+        // scripts/generate-lobby-api (committed: a build never runs the generator).
+        .target(
+            name: "LobbyAPI",
+            dependencies: ["Minigames", "SensorSamples", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            exclude: ["openapi-generator-config.yaml"]
+        ),
         .target(
             name: "LobbyClient",
             dependencies: [
-                "Minigames", "SensorSamples",
+                "LobbyAPI", "Minigames", "SensorSamples",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +182,8 @@ let package = Package(
                 "Lobby",
                 "LobbyServer",
                 "LobbyClient",
+                "LobbyAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "Minigames", "SensorSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

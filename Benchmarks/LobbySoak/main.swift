@@ -93,7 +93,7 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
         let now = Date()
         _ = try await clientA.reportEncounters([EncounterSighting(uuid: b.beacon.uuid, major: b.beacon.major, minor: b.beacon.minor, distance: 1, at: now)])
         _ = try await clientB.reportEncounters([EncounterSighting(uuid: a.beacon.uuid, major: a.beacon.major, minor: a.beacon.minor, distance: 1, at: now)])
-        var game = try await clientA.games().first { $0.state == "open" || $0.state == "pending" }
+        var game = try await clientA.games().first { $0.state == .open || $0.state == .pending }
         while true {
             let roll = random.next() % 100
             if roll < 60 {
@@ -108,16 +108,16 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
                 // answer (a pair shares one game at a time, as the rules say).
                 let plan = current.rounds[round - 1]
                 let score = Int(random.next() % 1000)
-                guard let recording = SyntheticRecording.scoring(score, game: plan.game, duration: plan.duration, signalTime: plan.signalTime) else {
+                guard let recording = SyntheticRecording.scoring(score, game: plan.game.rawValue, duration: plan.duration, signalTime: plan.signalTime) else {
                     throw SoakError("no \(plan.game) recording scores \(score)")
                 }
                 let updated = try await client.submitScore(game: current.id, round: round, score: score, recording: recording,
                                                            key: "\(current.id)-\(player)-\(round)")
                 acknowledged.withLock { $0.scores.append((current.id, player, round, score)) }
-                game = updated.state == "finished" ? nil : updated
-            } else if game == nil || game?.state == "pending" {
+                game = updated.state == .finished ? nil : updated
+            } else if game == nil || game?.state == .pending {
                 let invitation: Invitation
-                if let pending = game, pending.state == "pending" {
+                if let pending = game, pending.state == .pending {
                     invitation = try await clientB.accept(invitation: pending.id)
                 } else {
                     let created = try await clientA.invite([b.name])
@@ -139,7 +139,7 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
 func nextScore(_ game: LobbyGame, _ a: Player, _ b: Player, _ clientA: LobbyClient, _ clientB: LobbyClient)
     -> (LobbyClient, String, Int)?
 {
-    guard game.state == "open" else { return nil }
+    guard game.state == .open else { return nil }
     for round in game.rounds.sorted(by: { $0.n < $1.n }) {
         if round.scores[a.name] == nil { return (clientA, a.name, round.n) }
         if round.scores[b.name] == nil { return (clientB, b.name, round.n) }

@@ -41,12 +41,12 @@ extension GameSession {
         for round in entry.rounds.sorted(by: { $0.n < $1.n }) where round.score == nil {
             let setting = "played:tournament:\(id):\(round.n)"
             if ((try? store.setting(setting)) ?? nil) != nil { continue }
-            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game, duration: round.duration, signalTime: round.signalTime)
+            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game.rawValue, duration: round.duration, signalTime: round.signalTime)
             let result = try await playAnnounced(plan, tournament: id)
             let key = try await outbox.enqueue(.tournamentScore(tournament: id, round: round.n, score: result.score, recording: result.recording),
                                                alsoSetting: (setting, "queued"))
-            events.publish(AgentEvent(.roundPlayed, tournament: id, round: round.n, minigame: round.game, score: result.score))
-            played.append(TournamentRoundReport(round: round.n, minigame: round.game, score: result.score, key: key))
+            events.publish(AgentEvent(.roundPlayed, tournament: id, round: round.n, minigame: round.game.rawValue, score: result.score))
+            played.append(TournamentRoundReport(round: round.n, minigame: round.game.rawValue, score: result.score, key: key))
         }
         return TournamentReport(tournament: id, entry: entry, played: played)
     }

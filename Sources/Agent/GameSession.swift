@@ -78,8 +78,8 @@ public actor GameSession {
         let next: LobbyEvent.PlannedRound
         do {
             let game = try await lobby.game(id)
-            guard game.state == "open" else {
-                throw AgentError("Game \(id) is \(game.state), not open: \(game.state == "pending" ? "wait for the invitees to answer" : "there is nothing left to play").", code: "notOpen")
+            guard game.state == .open else {
+                throw AgentError("Game \(id) is \(game.state.rawValue), not open: \(game.state == .pending ? "wait for the invitees to answer" : "there is nothing left to play").", code: "notOpen")
             }
             let rounds = game.rounds.sorted { $0.n < $1.n }
             try? store.savePlan(game: id, rounds: rounds.map { LobbyEvent.PlannedRound(n: $0.n, game: $0.game, duration: $0.duration, signalTime: $0.signalTime) })
@@ -103,14 +103,14 @@ public actor GameSession {
             logger.notice("the lobby is unreachable (\(error)); playing round \(round.n) of game \(id) on the plan it gave, the score waits in the queue")
             next = round
         }
-        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
+        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game.rawValue, duration: next.duration, signalTime: next.signalTime)
         let result = try await playAnnounced(plan)
         // The score and the note that the round was played are committed together: a crash
         // between them can neither lose the score nor play the round again.
         let key = try await outbox.enqueue(.score(game: id, round: next.n, score: result.score, recording: result.recording),
                                            alsoSetting: ("played:\(id):\(next.n)", "queued"))
-        events.publish(AgentEvent(.roundPlayed, game: id, round: next.n, minigame: next.game, score: result.score))
-        return RoundReport(game: id, round: next.n, minigame: next.game, score: result.score, key: key)
+        events.publish(AgentEvent(.roundPlayed, game: id, round: next.n, minigame: next.game.rawValue, score: result.score))
+        return RoundReport(game: id, round: next.n, minigame: next.game.rawValue, score: result.score, key: key)
     }
 
     /// Plays every round of `game` still ours to play, one after the other (the `autoPlay`

@@ -79,12 +79,12 @@ public actor LobbyEventsFollower {
         case "invitationReceived":
             events.publish(AgentEvent(.invitationReceived, time: event.at, player: data.player, game: data.game))
         case "invitationAnswered":
-            events.publish(AgentEvent(.invitationAnswered, time: event.at, player: data.player, game: data.game, response: data.response))
+            events.publish(AgentEvent(.invitationAnswered, time: event.at, player: data.player, game: data.game, response: data.response?.rawValue))
         case "invitationExpired":
             events.publish(AgentEvent(.invitationExpired, time: event.at, game: data.game))
         case "gameStarted":
             let plan = [data.participants.map { $0.joined(separator: " vs ") },
-                        data.rounds.map { $0.sorted { $0.n < $1.n }.map(\.game).joined(separator: ", ") }].compactMap { $0 }
+                        data.rounds.map { $0.sorted { $0.n < $1.n }.map(\.game.rawValue).joined(separator: ", ") }].compactMap { $0 }
             events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game, message: plan.isEmpty ? nil : plan.joined(separator: ": ")))
             if let game = data.game, let rounds = data.rounds {
                 do {

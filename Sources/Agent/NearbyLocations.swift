@@ -134,8 +134,8 @@ public actor NearbyLocations {
         entry.looking = false
         entry.location = location
         entries[identity] = entry
-        let running = location.tournaments.filter { $0.state == "open" }
-            .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period, endsAt: $0.endsAt) }
+        let running = location.tournaments.filter { $0.state == .open }
+            .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period.rawValue, endsAt: $0.endsAt) }
         events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,
                                   zone: entry.zone.rawValue, location: location.id, tournaments: running))
         if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {

@@ -1,213 +1,105 @@
 import Foundation
+import LobbyAPI
 
-// The API's JSON shapes as the client sees them. Deliberately separate from the server's types:
-// the client depends on the wire format only, never on the Lobby module.
+// The API's JSON shapes are the types generated from the lobby's OpenAPI document
+// (Sources/LobbyServer/openapi.yaml → Sources/LobbyAPI/Generated, `scripts/generate-lobby-api`);
+// these are the names the agent knows them by. Never a copy: a change to the document changes
+// them, and whatever uses a field the document no longer has stops compiling.
 
-/// A player's iBeacon identity: the deployment's proximity UUID and the player's major/minor.
-public struct PlayerBeacon: Codable, Sendable, Hashable {
-    public var uuid: UUID
-    public var major: Int
-    public var minor: Int
-
-    public init(uuid: UUID, major: Int, minor: Int) {
-        self.uuid = uuid
-        self.major = major
-        self.minor = minor
-    }
-}
-
+/// An iBeacon identity: the deployment's proximity UUID and a player's (or a location's) major/minor.
+public typealias PlayerBeacon = Components.Schemas.Beacon
 /// The authenticated player's own profile.
-public struct PlayerProfile: Codable, Sendable, Equatable {
-    public var username: String
-    public var firstName: String
-    public var lastName: String
-    public var email: String
-    public var beacon: PlayerBeacon
-    public var photoURL: String?
-    /// IANA zone its days are counted in; nil: UTC.
-    public var timeZone: String?
-    public var country: String?
-}
-
+public typealias PlayerProfile = Components.Schemas.Player
 /// A session token and its expiry.
-public struct Session: Codable, Sendable {
-    public var token: String
-    public var expiresAt: Date
-}
-
+public typealias Session = Components.Schemas.Session
 /// Another player's public profile.
-public struct PublicProfile: Codable, Sendable, Equatable {
-    public var username: String
-    public var firstName: String
-    public var lastName: String
-    public var photoURL: String?
-    public var stats: PlayerStats
-}
-
+public typealias PublicProfile = Components.Schemas.Profile
 /// Results over the statistics span.
-public struct PlayerStats: Codable, Sendable, Equatable {
-    public var spanDays: Double
-    public var gamesPlayed: Int
-    public var gamesWon: Int
-    public var gamesLost: Int
-    public var gamesDrawn: Int
-    public var roundsWon: Int
-    public var bestScore: Int?
-}
-
-/// One player beacon seen by the agent, with its estimated distance in metres.
-public struct EncounterSighting: Codable, Sendable {
-    public var uuid: UUID
-    public var major: Int
-    public var minor: Int
-    public var distance: Double?
-    public var at: Date
-    /// Two-way ranging: the filtered RSSI (dBm) the reporter read of this beacon. The lobby hands
-    /// it, with `measuredPower`, to the player seen (a `peerReading` event), whose agent combines it
-    /// with its own reading of the reporter. Optional: older agents send none.
-    public var rssi: Double?
-    /// The measured power (dBm at 1 m) this beacon advertises; sent with `rssi`.
-    public var measuredPower: Double?
-    /// The variance (dB²) of the reporter's filtered RSSI, when known.
-    public var rssiVariance: Double?
-
-    public init(uuid: UUID, major: Int, minor: Int, distance: Double?, at: Date,
-                rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil) {
-        self.uuid = uuid
-        self.major = major
-        self.minor = minor
-        self.distance = distance
-        self.at = at
-        self.rssi = rssi
-        self.measuredPower = measuredPower
-        self.rssiVariance = rssiVariance
-    }
-}
-
-/// What the server made of a batch of sightings.
-public struct EncounterReceipt: Codable, Sendable, Equatable {
-    public var recorded: Int
-    public var ignored: Int
-}
-
-/// An invitation (its id is also the id of the game it proposes).
-public struct Invitation: Codable, Sendable, Equatable {
-    public struct Invitee: Codable, Sendable, Equatable {
-        public var username: String
-        /// `pending`, `accepted`, `declined` or `expired`.
-        public var response: String
-    }
-
-    public struct Excluded: Codable, Sendable, Equatable {
-        public var username: String
-        public var reason: String
-    }
-
-    public var id: Int64
-    public var inviter: String
-    public var invitees: [Invitee]
-    public var excluded: [Excluded]
-    /// `pending`, `open`, `finished` or `cancelled`.
-    public var state: String
-    public var expiresAt: Date
-}
-
+public typealias PlayerStats = Components.Schemas.Stats
+/// One beacon identity seen by the agent, with its estimated distance in metres and, for two-way
+/// ranging, the filtered RSSI read of it (with the measured power it advertises, and the RSSI's
+/// variance when known); the lobby hands that reading to the player seen as a `peerReading` event.
+public typealias EncounterSighting = Components.Schemas.Sighting
+/// What the lobby made of a batch of sightings.
+public typealias EncounterReceipt = Components.Schemas.EncounterReceipt
+/// An invitation; its id is also the id of the game it proposes.
+public typealias Invitation = Components.Schemas.Invitation
 /// A game of the lobby.
-public struct LobbyGame: Codable, Sendable, Equatable {
-    public struct Round: Codable, Sendable, Equatable {
-        public var n: Int
-        /// The minigame, a `MinigameCatalog` name.
-        public var game: String
-        /// Seconds the round lasts: record exactly this long.
-        public var duration: Double
-        /// Seconds from the start of the round to the signal the lobby drew (Quickdraw): show it
-        /// then; the lobby verifies the score against this time whatever the recording says.
-        public var signalTime: Double?
-        public var scores: [String: Int]
-        public var winner: String?
-    }
-
-    public var id: Int64
-    /// `pending`, `open`, `finished` or `cancelled`.
-    public var state: String
-    public var inviter: String
-    public var participants: [String]
-    public var rounds: [Round]
-    public var winner: String?
-    /// In the answer to a score submission: the achievements it granted you.
-    public var achievements: [AchievementGrant]?
-}
-
+public typealias LobbyGame = Components.Schemas.Game
+/// A game's state: `pending`, `open`, `finished` or `cancelled`.
+public typealias GameState = Components.Schemas.GameState
+/// One of the lobby's minigames.
+public typealias LobbyMinigame = Components.Schemas.Minigame
 /// A player the caller has unlocked.
-public struct UnlockedPlayer: Codable, Sendable, Equatable, Hashable {
-    public var username: String
-    public var persistent: Bool
-
-    public init(username: String, persistent: Bool) {
-        self.username = username
-        self.persistent = persistent
-    }
-}
-
-/// An event of the feed. `kind` is one of `invitationReceived` (`game`, `player`: the inviter),
-/// `invitationAnswered` (`game`, `player`: the invitee, `response`), `invitationExpired` (`game`),
-/// `gameStarted` (`game`, `participants`, `rounds`), `gameCancelled` (`game`), `roundFinished`
-/// (`game`, `round`, `scores`, `winner`), `gameFinished` (`game`, `winner`), `unlocked`
-/// (`player`, `persistent`), `unlockLost` (`player`), `tournamentFinished` (`tournament`,
-/// `winner`) and `achievementUnlocked` (`achievement`, `tier`, `title`); kinds added later keep this shape.
-public struct LobbyEvent: Codable, Sendable, Equatable {
-    public struct Details: Codable, Sendable, Equatable {
-        public var game: Int64?
-        public var player: String?
-        public var response: String?
-        public var round: Int?
-        public var scores: [String: Int]?
-        /// The round's or the game's winner; nil on a tie or a draw.
-        public var winner: String?
-        public var persistent: Bool?
-        /// `gameStarted`: the players, in the game's order.
-        public var participants: [String]?
-        /// `gameStarted`: the rounds and the plan each is played on.
-        public var rounds: [PlannedRound]?
-        /// `tournamentFinished`: which one (`winner` says who won it).
-        public var tournament: Int64?
-        /// `achievementUnlocked`: the achievement's id, the tier granted and its title.
-        public var achievement: String?
-        public var tier: Int?
-        public var title: String?
-        /// `peerReading`: the filtered RSSI (dBm) `player` read of us, the measured power we
-        /// advertised, and its variance (dB²) when sent.
-        public var rssi: Double?
-        public var measuredPower: Double?
-        public var rssiVariance: Double?
-    }
-
-    /// A round as its game starts: the minigame and the plan to play it on.
-    public struct PlannedRound: Codable, Sendable, Equatable {
-        public var n: Int
-        public var game: String
-        /// Seconds the round lasts.
-        public var duration: Double
-        /// Seconds from the start of the round to the signal (Quickdraw).
-        public var signalTime: Double?
-
-        public init(n: Int, game: String, duration: Double, signalTime: Double? = nil) {
-            self.n = n
-            self.game = game
-            self.duration = duration
-            self.signalTime = signalTime
-        }
-    }
-
-    /// Increases from event to event: resume the feed after the last one seen.
-    public var cursor: Int64
-    public var at: Date
-    public var kind: String
-    public var data: Details
-}
-
+public typealias UnlockedPlayer = Components.Schemas.UnlockedPlayer
+/// An event of the feed; see ``LobbyEvent/Details`` for what each kind carries.
+public typealias LobbyEvent = Components.Schemas.Event
 /// A page of the event feed.
-public struct EventPage: Codable, Sendable {
-    public var events: [LobbyEvent]
-    public var next: Int64
+public typealias EventPage = Components.Schemas.EventPage
+/// A player's statistics: the 30-day summary, totals since registration, the last 30 days in the
+/// player's zone, its rank by unlocked players, the minigames' record holders and the country most
+/// of its unlocked players come from.
+public typealias PlayerStatistics = Components.Schemas.Statistics
+/// A page of a board (`day`, `week`, `month`, `all`, `league`, `location:ID`, `tournament:ID`).
+public typealias Leaderboard = Components.Schemas.Leaderboard
+/// A tier of an achievement, as granted.
+public typealias AchievementGrant = Components.Schemas.AchievementGrant
+/// An achievement with the player's progress.
+public typealias AchievementProgress = Components.Schemas.Achievement
+/// A multiplayer location: a stationary beacon where tournaments run.
+public typealias LobbyLocation = Components.Schemas.Location
+/// A tournament at a location; `standings` only when one tournament was asked for.
+public typealias TournamentSummary = Components.Schemas.Tournament
+/// One entry's place in a tournament (ties share a rank).
+public typealias TournamentStanding = Components.Schemas.Standing
+/// The caller's entry in a tournament: its rounds, each with the plan to play it on and the
+/// verified score once submitted.
+public typealias TournamentEntry = Components.Schemas.TournamentEntry
+
+extension Components.Schemas.Invitation {
+    public typealias Invitee = Components.Schemas.Invitee
+    public typealias Excluded = Components.Schemas.Excluded
+}
+
+extension Components.Schemas.Game {
+    /// A round: its minigame, the plan to record it on (``duration``, ``signalTime``), the scores in.
+    public typealias Round = Components.Schemas.GameRound
+}
+
+extension Components.Schemas.Event {
+    public typealias Details = Components.Schemas.EventData
+    public typealias PlannedRound = Components.Schemas.PlannedRound
+}
+
+extension Components.Schemas.Statistics {
+    public typealias Totals = Components.Schemas.Totals
+    public typealias Day = Components.Schemas.Day
+    public typealias Unlocked = Components.Schemas.UnlockedRank
+    public typealias Record = Components.Schemas.Record
+}
+
+extension Components.Schemas.Leaderboard {
+    public typealias Entry = Components.Schemas.LeaderboardEntry
+    public typealias Window = Components.Schemas.LeaderboardWindow
+    public typealias League = Components.Schemas.League
+}
+
+extension Components.Schemas.Achievement {
+    public typealias Tier = Components.Schemas.AchievementTier
+}
+
+extension Components.Schemas.TournamentEntry {
+    public typealias Round = Components.Schemas.EntryRound
+}
+
+/// Where locations sit among the deployment's beacon identities.
+public enum LocationBeacon {
+    /// The major every location advertises (no player is given it); the minor is the location's id.
+    public static let major = 0
+
+    /// The location id a beacon identity of `deployment` names, or nil when it is no location's.
+    public static func locationId(of beacon: PlayerBeacon, deployment: UUID) -> Int64? {
+        guard beacon.uuid == deployment, beacon.major == major, beacon.minor > 0 else { return nil }
+        return Int64(beacon.minor)
+    }
 }

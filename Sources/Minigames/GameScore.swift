@@ -12,3 +12,6 @@ public struct GameScore: Equatable, Codable, Sendable {
         self.details = details
     }
 }
+
+/// A round's scores by username, as the lobby's games and events carry them.
+public typealias ScoresByPlayer = [String: Int]

@@ -4,7 +4,7 @@ import SensorSamples
 ///
 /// Sample times are seconds from the start of the round (after the countdown); samples outside
 /// `0...duration` do not count.
-public struct RoundRecording: Equatable, Codable, Sendable {
+public struct RoundRecording: Hashable, Codable, Sendable {
     /// The game's ``Minigame/name``.
     public var game: String
     /// Seconds the round lasted.

@@ -2,7 +2,7 @@
 public let standardGravity = 9.80665
 
 /// One accelerometer reading, already scaled and turned to the device's mounting orientation.
-public struct AccelerationSample: Equatable, Codable, Sendable {
+public struct AccelerationSample: Hashable, Codable, Sendable {
     /// Seconds: the IIO timestamp channel when capturing buffered, CLOCK_MONOTONIC otherwise, or
     /// the time in the recording a sample came from.
     public var time: Double

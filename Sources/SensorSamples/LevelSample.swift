@@ -1,5 +1,5 @@
 /// The sound level of one window of microphone audio (50 ms unless configured otherwise).
-public struct LevelSample: Equatable, Codable, Sendable {
+public struct LevelSample: Hashable, Codable, Sendable {
     /// Seconds from the start of the capture to the end of this window.
     public var time: Double
     /// RMS level in dBFS, where a full-scale square wave is 0 dBFS and a full-scale sine −3.01.

@@ -1,5 +1,5 @@
 /// What `nearplay calibrate sensors` measured on this device, for the games to use.
-public struct SensorCalibration: Equatable, Codable, Sendable {
+public struct SensorCalibration: Hashable, Codable, Sendable {
     public var microphone: MicrophoneCalibration?
     public var accelerometer: AccelerometerCalibration?
 
@@ -10,7 +10,7 @@ public struct SensorCalibration: Equatable, Codable, Sendable {
 }
 
 /// The microphone's level in a quiet room.
-public struct MicrophoneCalibration: Equatable, Codable, Sendable {
+public struct MicrophoneCalibration: Hashable, Codable, Sendable {
     /// The PCM it was measured on.
     public var pcm: String
     /// The loudest 50 ms RMS level heard while the room was quiet, in dBFS. Levels at or below
@@ -37,7 +37,7 @@ public struct MicrophoneCalibration: Equatable, Codable, Sendable {
 }
 
 /// The accelerometer lying still.
-public struct AccelerometerCalibration: Equatable, Codable, Sendable {
+public struct AccelerometerCalibration: Hashable, Codable, Sendable {
     /// The IIO device id it was measured on.
     public var device: String
     /// Mean reading at rest in m/s², device axes: gravity as this chip sees it.

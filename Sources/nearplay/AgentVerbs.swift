@@ -93,7 +93,7 @@ struct NearbyCommand: ParsableCommand {
         try agent.send(.locations, as: [NearbyLocation].self) { places in
             for place in places {
                 let distance = place.distance.map { String(format: "%5.1f m", $0) } ?? "    ? m"
-                let running = place.tournaments.filter { $0.state == "open" }.count
+                let running = place.tournaments.filter { $0.state == .open }.count
                 print("\(pad("location \(place.id)", 16))  \(pad(place.name, 24))  \(distance)  \(pad(place.zone, 9))  \(running) tournaments (`nearplay tournaments`)")
             }
         }
@@ -112,7 +112,7 @@ struct InviteCommand: ParsableCommand {
     func run() throws {
         try agent.send(.invite(players: players), as: Invitation.self) { invitation in
             print("Invitation \(invitation.id) sent to \(invitation.invitees.map(\.username).joined(separator: ", ")).")
-            for left in invitation.excluded { print("  \(left.username) left out: \(left.reason)") }
+            for left in invitation.excluded { print("  \(left.username) left out: \(left.reason.rawValue)") }
         }
     }
 }
@@ -125,7 +125,7 @@ struct InvitationsCommand: ParsableCommand {
         try agent.send(.invitations, as: [Invitation].self) { invitations in
             guard !invitations.isEmpty else { return print("No invitations wait.") }
             for invitation in invitations {
-                let answers = invitation.invitees.map { "\($0.username) \($0.response)" }.joined(separator: ", ")
+                let answers = invitation.invitees.map { "\($0.username) \($0.response.rawValue)" }.joined(separator: ", ")
                 print("\(invitation.id)  from \(invitation.inviter)  \(answers)")
             }
         }
@@ -165,9 +165,9 @@ struct GamesCommand: ParsableCommand {
             guard !games.isEmpty else { return print("No games yet: invite someone nearby.") }
             for game in games {
                 let rounds = game.rounds.map { round in
-                    "\(round.n) \(round.game) [" + round.scores.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "]"
+                    "\(round.n) \(round.game.rawValue) [" + round.scores.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "]"
                 }.joined(separator: "; ")
-                print("\(game.id)  \(pad(game.state, 9))  \(game.participants.joined(separator: " vs "))  \(rounds)" + (game.winner.map { "  won by \($0)" } ?? ""))
+                print("\(game.id)  \(pad(game.state.rawValue, 9))  \(game.participants.joined(separator: " vs "))  \(rounds)" + (game.winner.map { "  won by \($0)" } ?? ""))
             }
         }
     }

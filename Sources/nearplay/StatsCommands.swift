@@ -55,7 +55,7 @@ struct LeaderboardCommand: ParsableCommand {
             print("\(title): \(page.participants) players")
             if page.entries.isEmpty { print("  nobody has points here yet") }
             for entry in page.entries {
-                let marker = entry.movement == "up" ? " ↑" : entry.movement == "down" ? " ↓" : ""
+                let marker = entry.movement == .up ? " ↑" : entry.movement == .down ? " ↓" : ""
                 let name = entry.username.count >= 32 ? entry.username : entry.username.padding(toLength: 32, withPad: " ", startingAt: 0)
                 print(String(format: "%5d  ", entry.rank) + name + String(format: " %6d", entry.points) + marker)
             }

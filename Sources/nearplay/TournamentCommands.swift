@@ -21,12 +21,12 @@ struct TournamentsCommand: ParsableCommand {
             for place in locations {
                 let distance = place.distance.map { String(format: ", %.1f m away", $0) } ?? ""
                 print("\(place.name) (location \(place.id)\(distance))")
-                let running = place.tournaments.filter { $0.state == "open" }
+                let running = place.tournaments.filter { $0.state == .open }
                 if running.isEmpty { print("  no tournament running") }
                 for tournament in running {
                     let ends = tournament.endsAt.formatted(date: .abbreviated, time: .shortened)
                     let entries = "\(tournament.entries) \(tournament.entries == 1 ? "entry" : "entries")"
-                    print("  \(pad(String(tournament.id), 6))  \(pad(tournament.period, 8))  until \(ends)  \(tournament.minigames.joined(separator: ", "))  \(entries)")
+                    print("  \(pad(String(tournament.id), 6))  \(pad(tournament.period.rawValue, 8))  until \(ends)  \(tournament.minigames.map(\.rawValue).joined(separator: ", "))  \(entries)")
                 }
             }
             print("Join one with `nearplay join ID` while you are there.")

@@ -157,7 +157,7 @@ import Testing
         #expect(bobStatus == 0, "\(bob.process.output)")
         #expect(bobTook < 5, "SIGTERM took \(bobTook) s")
         let answered = try await alice.player.client.game(invitation.id)
-        #expect(answered.state != "pending", "bob's refusal did not reach the lobby: \(answered.state)\n\(bob.process.output)")
+        #expect(answered.state != .pending, "bob's refusal did not reach the lobby: \(answered.state)\n\(bob.process.output)")
 
         // With the lobby away: the queue gets its 3 s, no more, and the agent still exits 0; what
         // is left waits in its state for the next start.

@@ -70,13 +70,13 @@ struct AgentSoak {
                 print("agent-soak: game \(game) round \(round.n): alice's agent reported \(reported["alice"]?[round.n].map(String.init) ?? "nothing"), "
                       + "the lobby holds \(round.scores["alice"].map(String.init) ?? "nothing")")
             }
-            let next = try await bob.player.client.invitations().filter { $0.inviter == "alice" && $0.state == "pending" }
+            let next = try await bob.player.client.invitations().filter { $0.inviter == "alice" && $0.state == .pending }
             if next.isEmpty { lost += 1 }
             twice += max(0, next.count - 1)
             print("agent-soak cycle \(cycle): game \(game) \(final.state); accepted into the queue so far \(accepted), lost \(lost), sent twice \(twice)")
             guard let invitation = next.first else { break }
             let answered = try LobbyClient.decoder.decode(Invitation.self, from: try await bob.send(.accept(invitation: invitation.id)))
-            #expect(answered.state == "open")
+            #expect(answered.state == .open)
             game = invitation.id
         }
         print("agent-soak: \(cycles) cycles, \(2 * cycles) SIGKILLs of an agent (during a game; offline with a full queue); "

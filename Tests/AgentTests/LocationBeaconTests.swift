@@ -49,7 +49,7 @@ import Testing
         #expect(uuid.description == alice.beacon.uuid.uuidString, "the deployment's UUID")
         let location = try await alice.client.location(Int64(minor))
         #expect(location.name == "Hall" && location.owner == "owner")
-        #expect(Set(location.tournaments.map(\.period)) == ["daily", "weekly", "monthly"])
+        #expect(Set(location.tournaments.map(\.period.rawValue)) == ["daily", "weekly", "monthly"])
         let remembered = try String(contentsOfFile: folder.path + "/beacon-state/beacon-Hall.json", encoding: .utf8)
         #expect(remembered.contains("\"id\":\(minor)"), "\(remembered)")
 
@@ -76,7 +76,7 @@ import Testing
         let nearby = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.locations))
         #expect(nearby.map(\.name) == ["Hall"])
         let listed = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.tournaments()))
-        let daily = try #require(listed.first?.tournaments.first { $0.period == "daily" })
+        let daily = try #require(listed.first?.tournaments.first { $0.period == .daily })
         // And through the CLI, as a user types it.
         for (arguments, expected) in [(["nearby"], "Hall"), (["tournaments"], "daily")] {
             let cli = try ChildProcess(try builtExecutable("nearplay"), arguments + ["--socket", agent.socket],

@@ -349,7 +349,7 @@ func inviteAndAccept(_ inviter: RunningAgent, _ invitee: RunningAgent) async thr
         return pending?.contains { $0.id == invitation.id } == true
     })
     let accepted = try LobbyClient.decoder.decode(Invitation.self, from: try await invitee.send(.accept(invitation: invitation.id)))
-    #expect(accepted.state == "open")
+    #expect(accepted.state == .open)
     return invitation
 }
 
@@ -377,7 +377,7 @@ func expectFinished(_ game: Int64, reported: [String: [Int: Int]], _ a: RunningA
     var finished: LobbyGame?
     #expect(await eventually(timeout: timeout) {
         finished = try? await a.player.client.game(game)
-        return finished?.state == "finished"
+        return finished?.state == .finished
     }, "the game did not finish: \(a.process.output)\n\(b.process.output)")
     let final = try #require(finished)
     #expect(final.rounds.count == reported[a.username]?.count)
@@ -389,7 +389,7 @@ func expectFinished(_ game: Int64, reported: [String: [Int: Int]], _ a: RunningA
     // Both agents see the same end.
     for agent in [a, b] {
         let view = try LobbyClient.decoder.decode([LobbyGame].self, from: try await agent.send(.games)).first { $0.id == game }
-        #expect(view?.state == "finished")
+        #expect(view?.state == .finished)
         #expect(view?.winner == final.winner)
     }
     // The winner unlocked the loser; a draw unlocks both.

@@ -81,7 +81,7 @@ import enum Lobby.SyntheticRecording
             let first = try await alice.invite(["bob", "nobody"], key: "alice-outbox-7")
             let again = try await alice.invite(["bob", "nobody"], key: "alice-outbox-7")
             #expect(again == first)
-            #expect(again.excluded.map(\.reason) == ["unknownPlayer"])
+            #expect(again.excluded.map(\.reason) == [.unknownPlayer])
             #expect(try await bob.invitations().count == 1)
             // Over HTTP: 201 the first time, 200 for the repeat.
             let token = try await base.logIn(username: "alice", password: "password-123").token

@@ -31,9 +31,9 @@ import Testing
 
             let invitation = try await alice.invite(["bob", "ghost"])
             #expect(invitation.invitees.map(\.username) == ["bob"])
-            #expect(invitation.excluded.map(\.reason) == ["unknownPlayer"])
+            #expect(invitation.excluded.map(\.reason) == [.unknownPlayer])
             #expect(try await bob.invitations().map(\.id) == [invitation.id])
-            #expect(try await bob.accept(invitation: invitation.id).state == "open")
+            #expect(try await bob.accept(invitation: invitation.id).state == .open)
 
             for n in 1...3 {
                 try await alice.submitHonestly(game: invitation.id, round: n, score: 100 * n, key: "alice-\(n)")
@@ -41,7 +41,7 @@ import Testing
             }
             // A retry with the same key is answered, not refused.
             let game = try await bob.submitHonestly(game: invitation.id, round: 3, score: 150, key: "bob-3")
-            #expect(game.state == "finished")
+            #expect(game.state == .finished)
             #expect(game.winner == "alice")
             #expect(game.rounds.map { $0.scores["alice"] } == [100, 200, 300])
             #expect(try await alice.games().map(\.id) == [invitation.id])
@@ -58,7 +58,7 @@ import Testing
 
             let refused = await #expect(throws: LobbyClientError.self) { try await alice.invite(["alice"]) }
             #expect(refused?.status == 409)
-            #expect(refused?.excluded.first?.reason == "yourself")
+            #expect(refused?.excluded.first?.reason == .yourself)
             try await bob.deleteMe()
             let gone = await #expect(throws: LobbyClientError.self) { try await bob.me() }
             #expect(gone?.status == 401)

@@ -11,7 +11,7 @@ extension LobbyClient {
     func honestRecording(game id: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) async throws -> RoundRecording {
         let round = try #require(try await game(id).rounds.first { $0.n == n }, "game \(id) has no round \(n)")
         return try #require(SyntheticRecording.scoring(
-            score, game: round.game, duration: round.duration, signalTime: round.signalTime, calibration: calibration),
+            score, game: round.game.rawValue, duration: round.duration, signalTime: round.signalTime, calibration: calibration),
             "no \(round.game) recording scores \(score)")
     }
 

@@ -42,7 +42,7 @@ import Testing
         // The outbox sends its unacknowledged requests again: each is answered as the first time.
         #expect(try await alice.reportEncounters([sighting, sighting], key: "report-1") == receipt)
         #expect(try await alice.invite(["bob"], key: "invite-1").id == invitation.id)
-        #expect(try await bob.accept(invitation: invitation.id).state == "open")
+        #expect(try await bob.accept(invitation: invitation.id).state == .open)
         let game = try await alice.submitHonestly(game: invitation.id, round: 1, score: 321, key: "score-1")
         #expect(game.rounds[0].scores == ["alice": 321])
 

@@ -31,7 +31,7 @@ import Testing
             _ = try await bob.accept(invitation: invitation.id)
             try await bob.submitHonestly(game: invitation.id, round: 1, score: 100, key: "bob-1")
             let finished = try await alice.submitHonestly(game: invitation.id, round: 1, score: 800, key: "alice-1")
-            #expect(finished.state == "finished")
+            #expect(finished.state == .finished)
             #expect(finished.achievements?.map(\.achievement) == ["firstWin"])
             let retried = try await alice.submitHonestly(game: invitation.id, round: 1, score: 800, key: "alice-1")
             #expect(retried.achievements == finished.achievements)
