@@ -1,7 +1,9 @@
 import BusTestSupport
 import Foundation
 import LobbyClient
+import Minigames
 import Testing
+import enum Lobby.SyntheticRecording
 
 /// schemathesis (installed into the test venv by scripts/bootstrap) against a live `lobby serve`:
 /// every operation of the OpenAPI document, examples, boundary coverage, fuzzing and stateful
@@ -29,6 +31,8 @@ import Testing
         let base = LobbyClient(baseURL: server.url)
         _ = try await base.register(username: "alice", firstName: "Alice", lastName: "Tester", email: "alice@example.org", password: "password-123")
         let token = try await base.logIn(username: "alice", password: "password-123").token
+        let state = folder.appendingPathComponent("state.json")
+        try await ConformanceWorld.prepare(for: base.authenticated(token), lobby: base).write(to: state)
 
         let run = try await SpawnedProcess(schemathesis, [
             "run", server.url + "/v1/openapi.yaml", "--url", server.url,
@@ -37,12 +41,108 @@ import Testing
             "--mode", "all", "--max-examples", "20", "--seed", "1", "--workers", "2", "--no-color",
             "--exclude-name", "DELETE /v1/players/me", "--exclude-name", "DELETE /v1/sessions/current",
             "--exclude-name", "PATCH /v1/players/me", "--exclude-name", "GET /v1/events/live",
-        ], environment: ["SCHEMATHESIS_HOOKS": "", "NO_COLOR": "1"]).finish()
+        ], environment: [
+            "SCHEMATHESIS_HOOKS": "schemathesis_lobby_hooks", "PYTHONPATH": ConformanceWorld.hooksFolder,
+            "NEARPLAY_CONFORMANCE_STATE": state.path, "NO_COLOR": "1",
+        ]).finish()
         let summary = run.stdout.split(separator: "\n").suffix(40).joined(separator: "\n")
+        if ProcessInfo.processInfo.environment["NEARPLAY_CONFORMANCE_SUMMARY"] != nil { print(summary) }
         #expect(run.status == 0, "schemathesis found failures:\n\(run.stdout.suffix(6000))\(run.stderr.suffix(2000))")
         #expect(run.stdout.contains("32 selected / 36 total"), "\(summary)")
         #expect(!run.stdout.contains("not_a_server_error") && !run.stdout.contains("Server error"), "\(summary)")
         let generated = run.stdout.firstMatch(of: #/(\d+) generated/#).flatMap { Int($0.1) } ?? 0
         #expect(generated >= 1000, "only \(generated) cases were generated: \(summary)")
+
+        // The fuzzer got past invitations: it played the prepared game to its end and a
+        // tournament round (the hooks put in real ids and honest recordings).
+        let alice = base.authenticated(token)
+        let world = try ConformanceWorld.read(from: state)
+        let game = try await alice.game(world.games[0])
+        #expect(game.rounds.allSatisfy { $0.scores["alice"] != nil }, "the fuzzer scored no round of game \(game.id): \(game.rounds)")
+        #expect(game.state == .finished, "\(game)")
+        let entries = try await world.tournaments.asyncCompactMap { try? await alice.tournamentEntry($0) }
+        #expect(entries.contains { $0.rounds.contains { $0.score != nil } }, "the fuzzer scored no tournament round: \(entries)")
+    }
+}
+
+/// What APIConformanceTests prepares for the fuzzing player (alice) so that the operations on
+/// games, invitations, locations and tournaments reach their logic, not only their 404: an open
+/// game with bob whose scores are in, a pending invitation from carol, a location alice stands
+/// at, its tournaments (alice joined the first), and an honest submission for each of alice's
+/// rounds. Tests/Fixtures/schemathesis_lobby_hooks.py puts them into the fuzzer's cases.
+struct ConformanceWorld: Codable {
+    struct Submission: Codable {
+        var score: Int
+        var key: String
+        var recording: RoundRecording
+    }
+
+    var games: [Int64]
+    var invitations: [Int64]
+    var locations: [Int64]
+    var tournaments: [Int64]
+    /// Game id → round → alice's honest submission.
+    var scores: [String: [String: Submission]]
+    var tournamentScores: [String: [String: Submission]]
+
+    static var hooksFolder: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").path
+    }
+
+    static func prepare(for alice: LobbyClient, lobby: LobbyClient) async throws -> ConformanceWorld {
+        func player(_ name: String) async throws -> LobbyClient {
+            _ = try await lobby.register(username: name, firstName: name.capitalized, lastName: "Tester", email: "\(name)@example.org", password: "password-123")
+            return lobby.authenticated(try await lobby.logIn(username: name, password: "password-123").token)
+        }
+        let bob = try await player("bob"), carol = try await player("carol")
+        func sighting(of client: LobbyClient) async throws -> EncounterSighting {
+            let beacon = try await client.me().beacon
+            return EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1.5, at: Date())
+        }
+        _ = try await alice.reportEncounters([try await sighting(of: bob), try await sighting(of: carol)])
+        _ = try await bob.reportEncounters([try await sighting(of: alice)])
+        _ = try await carol.reportEncounters([try await sighting(of: alice)])
+
+        // An open game with bob's scores in: alice's honest scores finish it.
+        let game = try await bob.invite(["alice"]).id
+        _ = try await alice.accept(invitation: game)
+        var scores: [String: Submission] = [:]
+        for round in try await bob.game(game).rounds {
+            try await bob.submitHonestly(game: game, round: round.n, score: 400, key: "bob-\(round.n)")
+            let recording = try await alice.honestRecording(game: game, round: round.n, score: 600)
+            scores["\(round.n)"] = Submission(score: 600, key: "alice-\(round.n)", recording: recording)
+        }
+        let pending = try await carol.invite(["alice"]).id
+
+        // A location alice stands at, its tournaments, and honest rounds for her entry.
+        let location = try await alice.registerLocation(name: "Conformance cafe")
+        _ = try await alice.reportEncounters([EncounterSighting(
+            uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 2, at: Date())])
+        let tournaments = try await alice.tournaments(location: location.id).filter { $0.state == .open }.map(\.id)
+        let first = try #require(tournaments.first, "location \(location.id) has no running tournament")
+        var tournamentScores: [String: Submission] = [:]
+        for round in try await alice.joinTournament(first).rounds {
+            let recording = try #require(SyntheticRecording.scoring(
+                500, game: round.game.rawValue, duration: round.duration, signalTime: round.signalTime))
+            tournamentScores["\(round.n)"] = Submission(score: 500, key: "alice-t-\(round.n)", recording: recording)
+        }
+        return ConformanceWorld(
+            games: [game], invitations: [pending, game], locations: [location.id], tournaments: tournaments,
+            scores: ["\(game)": scores], tournamentScores: ["\(first)": tournamentScores])
+    }
+
+    func write(to url: URL) throws { try JSONEncoder().encode(self).write(to: url) }
+
+    static func read(from url: URL) throws -> ConformanceWorld {
+        try JSONDecoder().decode(ConformanceWorld.self, from: Data(contentsOf: url))
+    }
+}
+
+extension Sequence {
+    func asyncCompactMap<T>(_ transform: (Element) async throws -> T?) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { if let value = try await transform(element) { result.append(value) } }
+        return result
     }
 }
