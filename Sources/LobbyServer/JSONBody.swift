@@ -24,12 +24,32 @@ enum JSONBody {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date like 2026-01-31T12:00:00Z.")
+            guard let date = date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text.prefix(80))\" is not an ISO 8601 date like 2026-01-31T12:00:00Z.")
+            }
+            return date
         }
         return decoder
     }()
+
+    /// An RFC 3339 date-time (ISO 8601 with a zone: `2026-01-31T12:00:00Z`, fractions of a second
+    /// and `+02:00` allowed), every field in its range: Foundation's parser alone rolls
+    /// `12:99:00` over to `13:39:00` and the 30th of February into March.
+    static func date(_ text: String) -> Date? {
+        guard let match = text.wholeMatch(of: #/(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))/#),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
+              let hour = Int(match.4), let minute = Int(match.5), let second = Int(match.6)
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...12).contains(month), (1...days[month - 1]).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        if let offsetHours = match.7.flatMap({ Int($0) }), let offsetMinutes = match.8.flatMap({ Int($0) }) {
+            guard offsetHours < 24, offsetMinutes < 60 else { return nil }
+        }
+        let normalized = text.uppercased()
+        if let date = try? Date(normalized, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        return try? Date(normalized, strategy: .iso8601)
+    }
 
     /// Reads the whole body (at most `limit` bytes) and decodes it as `T`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = maximumBytes) async throws -> T {

@@ -34,11 +34,14 @@ import enum Lobby.SyntheticRecording
         let state = folder.appendingPathComponent("state.json")
         try await ConformanceWorld.prepare(for: base.authenticated(token), lobby: base).write(to: state)
 
+        // A longer run by hand: NEARPLAY_CONFORMANCE_EXAMPLES=200 NEARPLAY_CONFORMANCE_SEED=7.
+        let environment = ProcessInfo.processInfo.environment
+        let examples = environment["NEARPLAY_CONFORMANCE_EXAMPLES"] ?? "20", seed = environment["NEARPLAY_CONFORMANCE_SEED"] ?? "1"
         let run = try await SpawnedProcess(schemathesis, [
             "run", server.url + "/v1/openapi.yaml", "--url", server.url,
             "-H", "Authorization: Bearer \(token)",
             "--checks", "all", "--exclude-checks", "positive_data_acceptance,ensure_resource_availability",
-            "--mode", "all", "--max-examples", "20", "--seed", "1", "--workers", "2", "--no-color",
+            "--mode", "all", "--max-examples", examples, "--seed", seed, "--workers", "2", "--no-color",
             "--exclude-name", "DELETE /v1/players/me", "--exclude-name", "DELETE /v1/sessions/current",
             "--exclude-name", "PATCH /v1/players/me", "--exclude-name", "GET /v1/events/live",
         ], environment: [
@@ -46,7 +49,7 @@ import enum Lobby.SyntheticRecording
             "NEARPLAY_CONFORMANCE_STATE": state.path, "NO_COLOR": "1",
         ]).finish()
         let summary = run.stdout.split(separator: "\n").suffix(40).joined(separator: "\n")
-        if ProcessInfo.processInfo.environment["NEARPLAY_CONFORMANCE_SUMMARY"] != nil { print(summary) }
+        if environment["NEARPLAY_CONFORMANCE_SUMMARY"] != nil { print(summary) }
         #expect(run.status == 0, "schemathesis found failures:\n\(run.stdout.suffix(6000))\(run.stderr.suffix(2000))")
         #expect(run.stdout.contains("32 selected / 36 total"), "\(summary)")
         #expect(!run.stdout.contains("not_a_server_error") && !run.stdout.contains("Server error"), "\(summary)")

@@ -87,6 +87,10 @@ import Testing
                 (.post, "/v1/invitations", #"{"invitees":[]}"#, .badRequest, "invalidField"),
                 (.post, "/v1/encounters", #"{"sightings":[{"uuid":"nope","major":1,"minor":1,"at":"2026-01-01T00:00:00Z"}]}"#, .badRequest, "invalidValue"),
                 (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"yesterday"}]}"#, .badRequest, "invalidValue"),
+                // Dates Foundation's parser would roll over (found by schemathesis, seed 3).
+                (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"2024-01-01T12:99:00Z"}]}"#, .badRequest, "invalidValue"),
+                (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"2023-02-29T12:00:00Z"}]}"#, .badRequest, "invalidValue"),
+                (.post, "/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1,"at":"2024-01-01T24:00:00+01:00"}]}"#, .badRequest, "invalidValue"),
                 (.post, "/v1/games/999/rounds/1/scores", #"{"score":1,"key":"k","recording":\#(emptyRecordingJSON)}"#, .notFound, "gameNotFound"),
                 (.post, "/v1/games/abc/rounds/1/scores", #"{"score":1,"key":"k","recording":\#(emptyRecordingJSON)}"#, .badRequest, "invalidField"),
                 (.get, "/v1/games/b", nil, .badRequest, "invalidField"),
@@ -149,5 +153,16 @@ import Testing
             #expect(photo.headers[.contentType] == "image/png")
             #expect(Array(photo.body.readableBytesView) == png)
         }
+    }
+}
+
+@Suite struct StrictDateTests {
+    @Test func datesAreReadOnlyWhenEveryFieldIsInRange() throws {
+        let valid = ["2026-01-31T12:00:00Z", "2024-02-29T23:59:59.125Z", "2026-06-01T08:30:00+02:00", "2026-06-01t08:30:00z"]
+        for text in valid { #expect(JSONBody.date(text) != nil, "\(text)") }
+        #expect(JSONBody.date("2026-06-01T08:30:00+02:00") == JSONBody.date("2026-06-01T06:30:00Z"))
+        let invalid = ["2024-01-01T12:99:00Z", "2023-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z",
+                       "2026-01-01T24:00:00Z", "2026-01-01T00:00:61Z", "2026-01-01T00:00:00+25:00", "2026-01-01T00:00:00", "yesterday"]
+        for text in invalid { #expect(JSONBody.date(text) == nil, "\(text)") }
     }
 }
