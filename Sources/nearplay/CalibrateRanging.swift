@@ -1,18 +1,22 @@
 import ArgumentParser
 import BeaconFrames
 import Foundation
+import Radio
 import Ranging
 import Traces
 
 /// `nearplay calibrate ranging`: this receiver's offset and the site's path-loss exponent, from
 /// a beacon held at known distances.
-struct CalibrateRanging: ParsableCommand {
+struct CalibrateRanging: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ranging",
         abstract: "Fit this receiver's RSSI offset and the site's path-loss exponent from a beacon held at known distances.",
         discussion: """
-        Record the beacon held still at two or more distances (1 m and 3 m are good), e.g. \
-        `nearplay record -o at1m.jsonl` for a minute at each, then \
+        From the radio: `nearplay calibrate ranging --live --at 1 --at 3` asks you to hold the \
+        beacon still at each distance in turn (1 m and 3 m are good), press Enter, and listens \
+        --seconds there (the beacon heard loudest at the first distance, unless --beacon names one). \
+        From traces: record the beacon held still at each distance, e.g. \
+        `nearplay record at1m.jsonl --duration 60`, then \
         `nearplay calibrate ranging --at 1=at1m.jsonl --at 3=at3m.jsonl`. A trace whose lines carry \
         truth_m can be given as it is. The profile is stored for the receiver (--receiver) and used by \
         `replay`, `eval` and `scan` with --profile RECEIVER; the agent uses the one stored for its \
@@ -20,8 +24,17 @@ struct CalibrateRanging: ParsableCommand {
         """
     )
 
-    @Option(name: .customLong("at"), help: ArgumentHelp("A trace recorded with the beacon at this distance in metres; repeatable.", valueName: "METRES=FILE"))
+    @Option(name: .customLong("at"), help: ArgumentHelp("A trace recorded with the beacon at this distance in metres (with --live: the distance alone); repeatable.", valueName: "METRES=FILE"))
     var recordings: [String] = []
+
+    @Flag(help: "Listen to the radio (--backend) at each --at distance in turn instead of reading traces.")
+    var live = false
+
+    @Option(help: "With --live: seconds to listen at each distance.")
+    var seconds: Double = 30
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var backend: BackendOptions
 
     @Argument(help: "Traces whose lines carry truth_m.")
     var files: [String] = []
@@ -41,21 +54,32 @@ struct CalibrateRanging: ParsableCommand {
     @Flag(help: "Print the profile as JSON.")
     var json = false
 
-    /// `--at` values parsed.
-    func distances() throws -> [(distance: Double, path: String)] {
+    /// `--at` values parsed: a distance and a trace file (none with --live).
+    func distances() throws -> [(distance: Double, path: String?)] {
         try recordings.map { text in
             let parts = text.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let metres = Double(parts[0]), metres > 0, metres < 1000 else {
-                throw ValidationError("--at \(text): give a distance in metres and a trace file, as in --at 1=at1m.jsonl.")
+            guard let metres = Double(parts[0]), metres > 0, metres < 1000, parts.count == (live ? 1 : 2) else {
+                throw ValidationError(live
+                    ? "--at \(text): with --live give the distance in metres alone, as in --at 1 --at 3."
+                    : "--at \(text): give a distance in metres and a trace file, as in --at 1=at1m.jsonl (or listen to the radio with --live).")
             }
-            return (metres, String(parts[1]))
+            return (metres, parts.count == 2 ? String(parts[1]) : nil)
         }
     }
 
     func validate() throws {
-        _ = try distances()
+        let distances = try distances()
+        if live {
+            guard Set(distances.map(\.distance)).count >= 2, files.isEmpty else {
+                throw ValidationError("With --live give two or more different distances (--at 1 --at 3) and no trace files.")
+            }
+            guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be between 1 and 600.") }
+            if let problem = backend.selection(adapter: radio.adapter).problem(name: BackendOptions.optionName) {
+                throw ValidationError(problem)
+            }
+        }
         guard !recordings.isEmpty || !files.isEmpty else {
-            throw ValidationError("Give traces recorded at known distances (--at 1=FILE --at 3=FILE) or traces with truth_m.")
+            throw ValidationError("Give traces recorded at known distances (--at 1=FILE --at 3=FILE), traces with truth_m, or --live --at 1 --at 3.")
         }
         guard spotShadowing >= 0, spotShadowing <= 30 else { throw ValidationError("--spot-shadowing must be between 0 and 30 dB.") }
         if let beacon, BeaconIdentity(beacon) == nil {
@@ -63,7 +87,7 @@ struct CalibrateRanging: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         var input = TraceInput()
         let wanted = beacon.flatMap(BeaconIdentity.init)
         var readings: [(distance: Double, rssi: Int, measuredPower: Int)] = []
@@ -75,11 +99,16 @@ struct CalibrateRanging: ParsableCommand {
                 readings.append((metres, rssi, power))
             }
         }
-        for (distance, path) in try distances() {
-            if let trace = input.read(path) { take(trace.records, at: distance) }
-        }
-        for path in files {
-            if let trace = input.read(path) { take(trace.records, at: nil) }
+        if live {
+            radio.bootstrapLogging()
+            readings = try await listen(at: try distances().map(\.distance), for: wanted)
+        } else {
+            for case let (distance, path?) in try distances() {
+                if let trace = input.read(path) { take(trace.records, at: distance) }
+            }
+            for path in files {
+                if let trace = input.read(path) { take(trace.records, at: nil) }
+            }
         }
         let profile: RangingProfile
         do {
@@ -100,4 +129,65 @@ struct CalibrateRanging: ParsableCommand {
         }
         try input.finish(offsets: [:])
     }
+
+    /// The readings of one beacon at each distance in turn, from the radio: the person holds the
+    /// beacon there and presses Enter, then it listens `seconds`. Without `wanted`, the beacon is
+    /// the one heard loudest (median RSSI) at the first distance.
+    func listen(at distances: [Double], for wanted: BeaconIdentity?) async throws -> [(distance: Double, rssi: Int, measuredPower: Int)] {
+        let scanner = backend.selection(adapter: radio.adapter).makeScanner()
+        var identity = wanted
+        var readings: [(distance: Double, rssi: Int, measuredPower: Int)] = []
+        for distance in distances {
+            Diagnostics.write("Hold the beacon \(String(format: "%g", distance)) m from this device, still and in the open, then press Enter.\n")
+            guard await Task.detached(operation: { readLine() }).value != nil else {
+                throw CommandFailure("Standard input ended before the reading at \(String(format: "%g", distance)) m: run it at a terminal, or feed it a line per distance.")
+            }
+            Diagnostics.write("Listening for \(String(format: "%g", seconds)) s…\n")
+            let heard = try await sightings(from: scanner, for: .seconds(seconds))
+            if identity == nil {
+                let loudest = Dictionary(grouping: heard, by: \.identity).max { median($0.value.map(\.rssi)) < median($1.value.map(\.rssi)) }
+                identity = loudest?.key
+                if let identity { Diagnostics.write("Calibrating with \(identity), the beacon heard loudest.\n") }
+            }
+            let here = heard.filter { $0.identity == identity }
+            guard !here.isEmpty else {
+                let which = identity.map { "beacon \($0)" } ?? "any beacon that sends its measured power"
+                throw CommandFailure("Heard no readings of \(which) in \(String(format: "%g", seconds)) s at \(String(format: "%g", distance)) m: check that it advertises and that the radio scans (\(backend.backend)).")
+            }
+            readings += here.map { (distance, $0.rssi, $0.measuredPower) }
+            Diagnostics.write(String(format: "%g m: %d readings, median %d dBm.\n", distance, here.count, median(here.map(\.rssi))))
+        }
+        return readings
+    }
+
+    /// The plausible readings with a measured power the scanner hears within `duration`.
+    private func sightings(from scanner: any AdvertisementScanner, for duration: Duration) async throws -> [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] {
+        let heard = HeardSightings()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await scanner.scan { advertisement in
+                    guard let sighting = Sighting(advertisement), let rssi = sighting.rssi,
+                          RangingConfiguration.plausibleRSSI.contains(rssi), let power = sighting.measuredPower else { return }
+                    heard.append((sighting.identity, rssi, power))
+                }
+            }
+            group.addTask { try await Task.sleep(for: duration) }
+            try await group.next()
+            group.cancelAll()
+        }
+        return heard.all
+    }
+
+    private func median(_ values: [Int]) -> Int {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? Int.min : sorted[sorted.count / 2]
+    }
+}
+
+/// What a scan heard, appended from the scan's task and read after it.
+private final class HeardSightings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sightings: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] = []
+    var all: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] { lock.withLock { sightings } }
+    func append(_ sighting: (identity: BeaconIdentity, rssi: Int, measuredPower: Int)) { lock.withLock { sightings.append(sighting) } }
 }

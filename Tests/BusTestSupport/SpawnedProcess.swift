@@ -31,12 +31,16 @@ public final class SpawnedProcess: @unchecked Sendable {
     private var waitStatus: Int32?
     private let output: Collector?
     private let errors: Collector?
+    /// The write end of its standard input, when it was given a pipe.
+    private var input: Int32?
 
     /// Starts `executable` (a path) with `arguments`, this process's environment with
-    /// `environment` added (or exactly `replacingEnvironment`), standard input from /dev/null.
-    /// Throws when it cannot start (no such file, not executable), saying which.
+    /// `environment` added (or exactly `replacingEnvironment`), standard input from /dev/null (or,
+    /// with `input`, a pipe that ``send(_:)`` writes to). Throws when it cannot start (no such
+    /// file, not executable), saying which.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                replacingEnvironment: [String: String]? = nil, output: Stream = .capture, errors: Stream = .capture) throws {
+                replacingEnvironment: [String: String]? = nil, output: Stream = .capture, errors: Stream = .capture,
+                input: Bool = false) throws {
         self.executable = executable
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -66,7 +70,21 @@ public final class SpawnedProcess: @unchecked Sendable {
                 return Collector(fd: ends[0])
             }
         }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var inputEnd: Int32?
+        if input {
+            // A socket pair rather than a pipe: a write after the child closed its end fails with
+            // EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE in the test process.
+            var ends: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+                throw SpawnError("cannot make a socket pair for \(executable): \(String(cString: strerror(errno)))")
+            }
+            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            parentEnds.append(ends[0])
+            posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
+            inputEnd = ends[1]
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         let output = try plumb(output, to: 1)
         let errors = try plumb(errors, to: 2)
         Self.closeFrom(3, in: &actions)
@@ -96,11 +114,13 @@ public final class SpawnedProcess: @unchecked Sendable {
         guard result == 0 else {
             output?.discard()
             errors?.discard()
+            if let inputEnd { close(inputEnd) }
             throw SpawnError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         self.pid = pid
         self.output = output
         self.errors = errors
+        self.input = inputEnd
         output?.start(name: "\(executable) stdout")
         errors?.start(name: "\(executable) stderr")
     }
@@ -207,6 +227,31 @@ public final class SpawnedProcess: @unchecked Sendable {
         return await finish()
     }
 
+    /// Writes `text` to its standard input (started with `input: true`); false when it cannot
+    /// (no pipe, or the child closed it).
+    @discardableResult
+    public func send(_ text: String) -> Bool {
+        lock.withLock {
+            guard let input else { return false }
+            var bytes = Array(text.utf8)[...]
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { Glibc.send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                bytes = bytes.dropFirst(written)
+            }
+            return true
+        }
+    }
+
+    /// Closes its standard input (it reads end of file).
+    public func closeInput() {
+        lock.withLock {
+            if let input { close(input) }
+            input = nil
+        }
+    }
+
     /// Waits until `condition` holds for what it wrote to standard output and error, at most
     /// `timeout` seconds; false when it ended or the time passed first.
     public func waitForOutput(timeout: Double = 30, _ condition: (String) -> Bool) async -> Bool {
@@ -222,7 +267,10 @@ public final class SpawnedProcess: @unchecked Sendable {
         return false
     }
 
-    deinit { kill() }
+    deinit {
+        kill()
+        if let input { close(input) }
+    }
 }
 
 /// Why a child could not start.

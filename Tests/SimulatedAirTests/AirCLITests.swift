@@ -15,10 +15,10 @@ import Testing
     final class Command: @unchecked Sendable {
         let process: SpawnedProcess
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], input: Bool = false) throws {
             try #require(FileManager.default.isExecutableFile(atPath: AirCLITests.executable),
                          "nearplay is not built at \(AirCLITests.executable): run `swift build`")
-            process = try SpawnedProcess(AirCLITests.executable, arguments)
+            process = try SpawnedProcess(AirCLITests.executable, arguments, input: input)
         }
 
         func signal(_ number: Int32) async -> (status: Int32, stdout: String, stderr: String) {
@@ -61,6 +61,67 @@ import Testing
         #expect(stopped.stdout == "air listening on \(socket)\n")
         #expect(!FileManager.default.fileExists(atPath: socket))
         rmdir((socket as NSString).deletingLastPathComponent)
+    }
+
+    /// `calibrate ranging --live` as a person runs it: the beacon held at 1 m, Enter, then at 3 m,
+    /// Enter. On the air the receiver hears 4 dB low and the room's exponent is 2.4; the fit
+    /// must find both.
+    @Test func calibrateRangingLiveFitsTheReceiverAndTheRoom() async throws {
+        let socket = temporarySocketPath()
+        let folder = NSTemporaryDirectory() + "/calibrate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+            {"exponent": 2.4, "sigma": 1.5, "loss": 0.1,
+             "devices": {"rx": {"waypoints": [[0, 0, 0]], "rxOffset": -4},
+                         "near": {"waypoints": [[0, 1, 0]]}, "far": {"waypoints": [[0, 0, 3]]}}}
+            """.write(toFile: folder + "/room.json", atomically: true, encoding: .utf8)
+        let air = try Command(["air", "--scenario", folder + "/room.json", "--socket", socket])
+        defer { air.process.kill() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        func beacon(at device: String) throws -> Command {
+            try Command(["advertise", "--backend", "sim", "--air-socket", socket, "--device", device,
+                         "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7", "--minor", "9", "--interval", "50"])
+        }
+        let near = try beacon(at: "near")
+        let calibrate = try Command([
+            "calibrate", "ranging", "--live", "--at", "1", "--at", "3", "--seconds", "3", "--spot-shadowing", "0",
+            "--backend", "sim", "--air-socket", socket, "--device", "rx",
+            "--receiver", "rx", "--profiles", folder + "/profiles.json", "--json",
+        ], input: true)
+        #expect(await calibrate.process.waitForOutput { $0.contains("Hold the beacon 1 m") }, "\(calibrate.process.standardError)")
+        try await Task.sleep(for: .milliseconds(300))
+        calibrate.process.send("\n")
+        #expect(await calibrate.process.waitForOutput { $0.contains("Hold the beacon 3 m") }, "\(calibrate.process.standardError)")
+        #expect(await near.signal(SIGTERM).status == 0)
+        let far = try beacon(at: "far")
+        defer { far.process.kill() }
+        try await Task.sleep(for: .milliseconds(300))
+        calibrate.process.send("\n")
+        let run = await calibrate.finish()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("Calibrating with E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/7/9"), "\(run.stderr)")
+        struct Profile: Decodable { var rssiOffset: Double; var exponent: Double; var distances: [Double]; var readings: Int }
+        let profile = try JSONDecoder().decode(Profile.self, from: Data(run.stdout.utf8))
+        #expect(profile.distances == [1, 3])
+        #expect(profile.readings > 40, "\(profile.readings) readings")
+        #expect(abs(profile.exponent - 2.4) < 0.3, "exponent \(profile.exponent)")
+        #expect(abs(profile.rssiOffset - 4) < 1.5, "offset \(profile.rssiOffset)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/profiles.json"))
+
+        // Nothing in the air: a sentence that says what to check, not a profile.
+        #expect(await far.signal(SIGTERM).status == 0)
+        let silent = try Command([
+            "calibrate", "ranging", "--live", "--at", "1", "--at", "3", "--seconds", "1",
+            "--backend", "sim", "--air-socket", socket, "--device", "rx", "--profiles", folder + "/other.json",
+        ], input: true)
+        silent.process.send("\n")
+        let refused = await silent.finish()
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("Heard no readings of any beacon"), "\(refused.stderr)")
     }
 
     @Test func airNamesTheFieldOfABadScenario() async throws {
