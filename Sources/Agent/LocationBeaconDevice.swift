@@ -84,6 +84,22 @@ public struct LocationBeaconDevice: Sendable {
         throw AgentError("Cannot reach the lobby at \(baseURL).", code: "lobbyUnreachable")
     }
 
+    /// Publishes the site profile calibrated at the location (`nearplay calibrate ranging` on
+    /// this device): its exponent, the distances and the readings it used.
+    public static func publishSiteProfile(
+        exponent: Double, distances: [Double], readings: Int, of location: MarkedLocation, credentials: Credentials
+    ) async throws(AgentError) -> LobbyLocation {
+        var lobby = LobbyClient(baseURL: location.lobby).authenticated(credentials.token)
+        lobby.timeout = .seconds(5)
+        do {
+            return try await lobby.publishSiteProfile(location: location.id, exponent: exponent, distances: distances, readings: readings)
+        } catch let error as LobbyClientError {
+            throw AgentError("The lobby refused the site profile of \(location.name): \(error.message)", code: error.code)
+        } catch {
+            throw AgentError("Cannot reach the lobby at \(location.lobby) to publish the site profile of \(location.name) (\(error)).", code: "lobbyUnreachable")
+        }
+    }
+
     private static func remember(_ location: MarkedLocation, in directory: String, file: String) throws(AgentError) {
         try makePrivateDirectory(directory)
         do {

@@ -45,6 +45,34 @@ extension LobbyStore {
         return try await read { db, now in try self.locationView(db, id: id, now: now) }
     }
 
+    /// Publishes the site profile of a location the caller owns (its beacon device does, with
+    /// the profile calibrated there); another player's location is `forbidden`.
+    public func publishSiteProfile(_ playerId: Int64, location id: Int64, exponent: Double, distances: [Double], readings: Int) async throws -> Location {
+        guard exponent.isFinite, (1...6).contains(exponent) else {
+            throw LobbyError.invalid("exponent", "must be a path-loss exponent between 1 and 6, got \(exponent).")
+        }
+        guard (2...20).contains(distances.count), distances.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 1000 }),
+              Set(distances).count >= 2
+        else {
+            throw LobbyError.invalid("distances", "must list 2 to 20 distances in metres (above 0, at most 1000), at least two of them different.")
+        }
+        guard readings >= 1 else { throw LobbyError.invalid("readings", "must be at least 1.") }
+        return try await write { context in
+            let db = context.db
+            guard let owner = try Int64.fetchOne(db.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]) else {
+                throw LobbyError.locationNotFound(id)
+            }
+            guard owner == playerId else {
+                throw LobbyError(.forbidden, "notLocationOwner", "Location \(id) is not yours: only the player who registered it publishes its site profile.")
+            }
+            let encoded = String(decoding: try JSONEncoder().encode(distances), as: UTF8.self)
+            try db.cached("""
+                UPDATE location SET siteExponent = ?, siteDistances = ?, siteReadings = ?, siteCalibratedAt = ? WHERE id = ?
+                """).execute(arguments: [exponent, encoded, readings, context.now.unixTime, id])
+            return try self.locationView(db, id: id, now: context.now)
+        }
+    }
+
     /// Records that `reporter` saw the location advertising `sighting`; false when the sighting is
     /// not of a location of this deployment. Called for each sighting of an encounter report.
     func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> Bool {
@@ -68,8 +96,17 @@ extension LobbyStore {
     }
 
     func locationView(_ db: Database, id: Int64, now: Date) throws -> Location {
-        guard let row = try Row.fetchOne(db.cached("SELECT id, name, ownerId, timeZone, createdAt FROM location WHERE id = ?"), arguments: [id]) else {
+        guard let row = try Row.fetchOne(db.cached("""
+            SELECT id, name, ownerId, timeZone, createdAt, siteExponent, siteDistances, siteReadings, siteCalibratedAt
+            FROM location WHERE id = ?
+            """), arguments: [id]) else {
             throw LobbyError.locationNotFound(id)
+        }
+        var siteProfile: SiteProfile?
+        if let exponent: Double = row["siteExponent"], let text: String = row["siteDistances"], let readings: Int = row["siteReadings"],
+           let distances = try? JSONDecoder().decode([Double].self, from: Data(text.utf8)) {
+            siteProfile = SiteProfile(exponent: exponent, distances: distances, readings: readings,
+                                      calibratedAt: try row.requiredDate(atIndex: 8, "siteCalibratedAt"))
         }
         let owner: Int64 = row["ownerId"]
         let tournaments = try Int64.fetchAll(db.cached("""
@@ -79,7 +116,7 @@ extension LobbyStore {
             id: id, name: row["name"], owner: try names(db, [owner])[owner] ?? "",
             beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id)),
             timeZone: row["timeZone"], createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
-            tournaments: try tournaments.map { try tournamentSummary(db, id: $0) })
+            tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile)
     }
 }
 

@@ -55,6 +55,8 @@ public typealias TournamentStanding = Components.Schemas.Standing
 /// The caller's entry in a tournament: its rounds, each with the plan to play it on and the
 /// verified score once submitted.
 public typealias TournamentEntry = Components.Schemas.TournamentEntry
+/// How radio travels at a location, as its operator measured it.
+public typealias LocationSiteProfile = Components.Schemas.SiteProfile
 
 extension Components.Schemas.Invitation {
     public typealias Invitee = Components.Schemas.Invitee

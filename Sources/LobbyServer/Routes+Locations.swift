@@ -13,6 +13,12 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         _ = try context.player()
         return try JSONBody.response(.ok, try await store.location(try context.pathInteger("id", as: Int64.self)))
     }
+    group.put("locations/:id/site-profile") { request, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        let body = try await JSONBody.decode(SiteProfilePublication.self, from: request)
+        return try JSONBody.response(.ok, try await store.publishSiteProfile(
+            try context.player(), location: id, exponent: body.exponent, distances: body.distances, readings: body.readings))
+    }
     group.get("locations/:id/tournaments") { _, context in
         _ = try context.player()
         return try JSONBody.response(.ok, try await store.tournaments(location: try context.pathInteger("id", as: Int64.self)))
@@ -43,4 +49,11 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
 struct LocationRegistration: Decodable {
     var name: String
     var timeZone: String?
+}
+
+/// `PUT /v1/locations/{id}/site-profile`.
+struct SiteProfilePublication: Decodable {
+    var exponent: Double
+    var distances: [Double]
+    var readings: Int
 }

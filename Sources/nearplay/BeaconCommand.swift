@@ -1,6 +1,8 @@
 import Agent
 import ArgumentParser
 import Foundation
+import Ranging
+import Traces
 
 /// `nearplay beacon --location NAME`: a stationary device that marks a multiplayer location.
 struct BeaconCommand: AsyncParsableCommand {
@@ -31,6 +33,12 @@ struct BeaconCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The lobby's address (default: the one of the session).", valueName: "url"))
     var lobby: String?
 
+    @Option(help: ArgumentHelp("Publish the site profile `nearplay calibrate ranging` stored for this receiver (default: the adapter's, else \"default\"; none stored: nothing is published).", valueName: "receiver"))
+    var siteProfile: String?
+
+    @Option(help: ArgumentHelp("The ranging profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
+    var profiles: String?
+
     @OptionGroup var radio: RadioOptions
     @OptionGroup var backend: BackendOptions
 
@@ -50,6 +58,7 @@ struct BeaconCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(error.message)
         }
+        await publishSiteProfile(of: device.location)
         Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon.uuid.uuidString)/\(device.location.beacon.major)/\(device.location.beacon.minor); Ctrl-C stops.\n")
         do {
             try await device.run()
@@ -60,13 +69,45 @@ struct BeaconCommand: AsyncParsableCommand {
         }
     }
 
+    /// Publishes the site profile stored for this receiver, if there is one. A failure is a
+    /// warning: the location is advertised all the same.
+    private func publishSiteProfile(of location: MarkedLocation) async {
+        let receiver = siteProfile ?? radio.adapter ?? "default"
+        let stored: RangingProfile?
+        do {
+            let contents = try RangingProfileStore(path: profiles).load().receivers
+            stored = contents[receiver] ?? (siteProfile == nil ? contents["default"] : nil)
+        } catch {
+            Diagnostics.warning("\(error); the site profile is not published.")
+            return
+        }
+        guard let stored else {
+            if siteProfile != nil { Diagnostics.warning("no ranging profile is stored for \(receiver): run `nearplay calibrate ranging --receiver \(receiver)` first.") }
+            return
+        }
+        do {
+            let session = try Credentials.load(from: credentialsFile())
+            _ = try await LocationBeaconDevice.publishSiteProfile(
+                exponent: stored.exponent, distances: stored.distances, readings: stored.readings, of: location, credentials: session)
+            Diagnostics.write(String(format: "Published the site profile: path-loss exponent %.2f, measured at %@.\n",
+                                     stored.exponent, stored.distances.map { String(format: "%g m", $0) }.joined(separator: ", ")))
+        } catch {
+            Diagnostics.warning("\(error.message)")
+        }
+    }
+
+    private func credentialsFile() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
+        return credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            ?? AgentPaths(environment: environment).credentialsFile
+    }
+
     /// The session, the location registered (or remembered) and the radio to advertise it on.
     private func prepare() async throws(AgentError) -> LocationBeaconDevice {
         let environment = ProcessInfo.processInfo.environment
         let paths = AgentPaths(environment: environment)
-        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
-        let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-            ?? paths.credentialsFile
+        let credentialsFile = credentialsFile()
         let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
             ?? paths.stateDirectory
         let session = try Credentials.load(from: credentialsFile)

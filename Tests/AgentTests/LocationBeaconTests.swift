@@ -26,8 +26,13 @@ import Testing
         let credentials = folder.path + "/credentials"
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
         try owner.credentials.save(to: credentials + "/credentials.json")
+        // The site profile `calibrate ranging` stored for this device's adapter, which the beacon publishes.
+        let config = folder.path + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/nearplay", withIntermediateDirectories: true)
+        try #"{"receivers":{"hci0":{"rssiOffset":-2.5,"exponent":2.35,"distances":[1,3],"readings":150}}}"#
+            .write(toFile: config + "/nearplay/ranging-profiles.json", atomically: true, encoding: .utf8)
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "CREDENTIALS_DIRECTORY": credentials,
-                           "STATE_DIRECTORY": folder.path + "/beacon-state"]
+                           "STATE_DIRECTORY": folder.path + "/beacon-state", "XDG_CONFIG_HOME": config]
         let beacon = try ChildProcess(try builtExecutable("nearplay"), ["beacon", "--location", "Hall", "--backend", "bluez", "--adapter", "hci0"],
                                       log: folder.path + "/beacon.log", environment: environment)
         defer { beacon.kill() }
@@ -50,6 +55,7 @@ import Testing
         let location = try await alice.client.location(Int64(minor))
         #expect(location.name == "Hall" && location.owner == "owner")
         #expect(Set(location.tournaments.map(\.period.rawValue)) == ["daily", "weekly", "monthly"])
+        #expect(location.siteProfile?.exponent == 2.35 && location.siteProfile?.distances == [1, 3], "\(beacon.output)")
         let remembered = try String(contentsOfFile: folder.path + "/beacon-state/beacon-Hall.json", encoding: .utf8)
         #expect(remembered.contains("\"id\":\(minor)"), "\(remembered)")
 

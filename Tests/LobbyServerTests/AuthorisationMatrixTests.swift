@@ -43,6 +43,7 @@ import Testing
                 (.post, "/v1/tournaments/\(tournament)/entries", nil, .forbidden),
                 (.get, "/v1/tournaments/\(tournament)/entries/me", nil, .notFound),
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .forbidden),
+                (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .forbidden),
                 // Inviting someone mallory has not met: refused, naming why.
                 (.post, "/v1/invitations", #"{"invitees":["alice"]}"#, .conflict),
                 (.post, "/v1/locations", #"{"name":"Hall"}"#, .conflict),

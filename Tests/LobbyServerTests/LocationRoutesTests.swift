@@ -54,6 +54,36 @@ import Testing
         }
     }
 
+    /// The location's owner (its beacon) publishes the site profile; players read it with the
+    /// location; nobody else may publish one, and a profile no site gives is refused.
+    @Test func theOwnerPublishesTheSiteProfile() async throws {
+        let server = try TestServer()
+        try await server.application.test(.router) { client in
+            let owner = try await client.player("owner")
+            let alice = try await client.player("alice")
+            let created = try await client.call(.post, "/v1/locations", token: owner.token, json: #"{"name":"Hall"}"#)
+            let id = try #require(created.body["id"] as? Int)
+            #expect(created.body["siteProfile"] == nil)
+            let profile = #"{"exponent":2.41,"distances":[1,3],"readings":180}"#
+            let published = try await client.call(.put, "/v1/locations/\(id)/site-profile", token: owner.token, json: profile)
+            #expect(published.status == .ok, "\(published.body)")
+            let seen = try await client.call(.get, "/v1/locations/\(id)", token: alice.token)
+            let site = try #require(seen.body["siteProfile"] as? [String: Any], "\(seen.body)")
+            #expect(site["exponent"] as? Double == 2.41 && site["distances"] as? [Int] == [1, 3] && site["readings"] as? Int == 180)
+            #expect(site["calibratedAt"] is String)
+
+            let stranger = try await client.call(.put, "/v1/locations/\(id)/site-profile", token: alice.token, json: profile)
+            #expect(stranger.status == .forbidden && errorCode(stranger.body) == "notLocationOwner")
+            for bad in [#"{"exponent":0.5,"distances":[1,3],"readings":1}"#, #"{"exponent":2,"distances":[2,2],"readings":1}"#,
+                        #"{"exponent":2,"distances":[1,3],"readings":0}"#, #"{"exponent":2,"distances":[1,-3],"readings":5}"#] {
+                let refused = try await client.call(.put, "/v1/locations/\(id)/site-profile", token: owner.token, json: bad)
+                #expect(refused.status == .badRequest && errorCode(refused.body) == "invalidField", "\(bad): \(refused.body)")
+            }
+            let unknown = try await client.call(.put, "/v1/locations/999/site-profile", token: owner.token, json: profile)
+            #expect(unknown.status == .notFound)
+        }
+    }
+
     @Test func badLocationAndTournamentRequestsGet4xxErrorsNamingTheProblem() async throws {
         let server = try TestServer()
         try await server.application.test(.router) { client in

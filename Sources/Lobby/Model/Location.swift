@@ -14,6 +14,27 @@ public struct Location: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Its tournaments still open for entries, soonest to close first.
     public var tournaments: [TournamentSummary]
+    /// How radio travels there, as its operator measured it; nil until one is published.
+    public var siteProfile: SiteProfile? = nil
+}
+
+/// A location's site profile: the log-distance exponent `nearplay calibrate ranging` fitted there
+/// from a beacon held at known distances (the receiver's own offset stays with the receiver).
+public struct SiteProfile: Codable, Sendable, Equatable {
+    /// The site's path-loss exponent, 1 to 6.
+    public var exponent: Double
+    /// The distances (m) the beacon was held at: two or more different ones, up to 20.
+    public var distances: [Double]
+    /// How many readings the fit used.
+    public var readings: Int
+    public var calibratedAt: Date
+
+    public init(exponent: Double, distances: [Double], readings: Int, calibratedAt: Date) {
+        self.exponent = exponent
+        self.distances = distances
+        self.readings = readings
+        self.calibratedAt = calibratedAt
+    }
 }
 
 /// Where locations sit in the deployment's beacon identities.

@@ -171,6 +171,7 @@ enum LobbyMigrations {
         migrator.registerMigration("v3-locations-tournaments", migrate: LocationMigration.v3)
         registerStatistics(&migrator)
         migrator.registerMigration("v4-two-way-readings", migrate: TwoWayMigration.v4)
+        migrator.registerMigration("v5-site-profiles", migrate: SiteProfileMigration.v5)
         return migrator
     }
 }

@@ -1504,6 +1504,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Location/tournaments`.
             public var tournaments: [Components.Schemas.Tournament]
+            /// - Remark: Generated from `#/components/schemas/Location/siteProfile`.
+            public var siteProfile: Components.Schemas.SiteProfile?
             /// Creates a new `Location`.
             ///
             /// - Parameters:
@@ -1514,6 +1516,7 @@ extension Components {
             ///   - timeZone:
             ///   - createdAt:
             ///   - tournaments: Its running tournaments.
+            ///   - siteProfile:
             public init(
                 id: Swift.Int64,
                 name: Swift.String,
@@ -1521,7 +1524,8 @@ extension Components {
                 beacon: Components.Schemas.Beacon,
                 timeZone: Swift.String,
                 createdAt: Foundation.Date,
-                tournaments: [Components.Schemas.Tournament]
+                tournaments: [Components.Schemas.Tournament],
+                siteProfile: Components.Schemas.SiteProfile? = nil
             ) {
                 self.id = id
                 self.name = name
@@ -1530,6 +1534,7 @@ extension Components {
                 self.timeZone = timeZone
                 self.createdAt = createdAt
                 self.tournaments = tournaments
+                self.siteProfile = siteProfile
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1539,6 +1544,48 @@ extension Components {
                 case timeZone
                 case createdAt
                 case tournaments
+                case siteProfile
+            }
+        }
+        /// How radio travels at a location, as its operator measured it (absent until published).
+        ///
+        /// - Remark: Generated from `#/components/schemas/SiteProfile`.
+        public struct SiteProfile: Codable, Hashable, Sendable {
+            /// The site's log-distance path-loss exponent.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SiteProfile/exponent`.
+            public var exponent: Swift.Double
+            /// The distances (m) the beacon was held at.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SiteProfile/distances`.
+            public var distances: [Swift.Double]
+            /// - Remark: Generated from `#/components/schemas/SiteProfile/readings`.
+            public var readings: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SiteProfile/calibratedAt`.
+            public var calibratedAt: Foundation.Date
+            /// Creates a new `SiteProfile`.
+            ///
+            /// - Parameters:
+            ///   - exponent: The site's log-distance path-loss exponent.
+            ///   - distances: The distances (m) the beacon was held at.
+            ///   - readings:
+            ///   - calibratedAt:
+            public init(
+                exponent: Swift.Double,
+                distances: [Swift.Double],
+                readings: Swift.Int,
+                calibratedAt: Foundation.Date
+            ) {
+                self.exponent = exponent
+                self.distances = distances
+                self.readings = readings
+                self.calibratedAt = calibratedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case exponent
+                case distances
+                case readings
+                case calibratedAt
             }
         }
         /// - Remark: Generated from `#/components/schemas/Tournament`.

@@ -6121,6 +6121,269 @@ public enum Operations {
             }
         }
     }
+    /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
+    ///
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)`.
+    public enum PublishSiteProfile {
+        public static let id: Swift.String = "publishSiteProfile"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.PublishSiteProfile.Input.Path
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PublishSiteProfile.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PublishSiteProfile.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.PublishSiteProfile.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json/exponent`.
+                    public var exponent: Swift.Double
+                    /// Metres; at least two different ones.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json/distances`.
+                    public var distances: [Swift.Double]
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json/readings`.
+                    public var readings: Swift.Int
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - exponent:
+                    ///   - distances: Metres; at least two different ones.
+                    ///   - readings:
+                    public init(
+                        exponent: Swift.Double,
+                        distances: [Swift.Double],
+                        readings: Swift.Int
+                    ) {
+                        self.exponent = exponent
+                        self.distances = distances
+                        self.readings = readings
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case exponent
+                        case distances
+                        case readings
+                    }
+                }
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/content/application\/json`.
+                case json(Operations.PublishSiteProfile.Input.Body.JsonPayload)
+            }
+            public var body: Operations.PublishSiteProfile.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.PublishSiteProfile.Input.Path,
+                headers: Operations.PublishSiteProfile.Input.Headers = .init(),
+                body: Operations.PublishSiteProfile.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Location)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Location {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PublishSiteProfile.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PublishSiteProfile.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The location with its site profile.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.PublishSiteProfile.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.PublishSiteProfile.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one that is unknown or expired (code unauthenticated).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// A location's tournaments, running ones first, then the latest closed (at most 50).
     ///
     /// - Remark: HTTP `GET /v1/locations/{id}/tournaments`.

@@ -204,6 +204,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/locations/{id}`.
     /// - Remark: Generated from `#/paths//v1/locations/{id}/get(getLocation)`.
     func getLocation(_ input: Operations.GetLocation.Input) async throws -> Operations.GetLocation.Output
+    /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
+    ///
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)`.
+    func publishSiteProfile(_ input: Operations.PublishSiteProfile.Input) async throws -> Operations.PublishSiteProfile.Output
     /// A location's tournaments, running ones first, then the latest closed (at most 50).
     ///
     /// - Remark: HTTP `GET /v1/locations/{id}/tournaments`.
@@ -610,6 +618,24 @@ extension APIProtocol {
         try await getLocation(Operations.GetLocation.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
+    ///
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)`.
+    public func publishSiteProfile(
+        path: Operations.PublishSiteProfile.Input.Path,
+        headers: Operations.PublishSiteProfile.Input.Headers = .init(),
+        body: Operations.PublishSiteProfile.Input.Body
+    ) async throws -> Operations.PublishSiteProfile.Output {
+        try await publishSiteProfile(Operations.PublishSiteProfile.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// A location's tournaments, running ones first, then the latest closed (at most 50).
