@@ -15,6 +15,7 @@ public final class LobbyStore: Sendable {
     public let events = EventHub()
     let sessions = SessionCache()
     let database: DatabasePool
+    let checkpointer: WALCheckpointer
     let clock: any LobbyClock
     let logger: Logger
     /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
@@ -37,6 +38,10 @@ public final class LobbyStore: Sendable {
         let configuration = try configuration.validated()
         database = try DatabasePool(path: path, configuration: databaseConfiguration)
         try LobbyMigrations.migrator.migrate(database)
+        checkpointer = try WALCheckpointer(path: path, logger: logger, metrics: metrics) { [database] work in
+            database.asyncWriteWithoutTransaction { db in work(db) }
+        }
+        try database.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -46,9 +51,16 @@ public final class LobbyStore: Sendable {
 
     /// Checkpoints the WAL and closes every connection. Call once, after the last request.
     public func close() throws {
-        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try database.writeWithoutTransaction { [checkpointer] db in
+            checkpointer.stop(removingHookFrom: db)
+            _ = try db.checkpoint(.truncate)
+        }
         try database.close()
     }
+
+    /// WAL checkpoints since the store opened: run beside the writer, short ones on the writer's
+    /// queue between transactions, and inside a commit (only when the others fell behind).
+    public var checkpoints: (background: Int, finishing: Int, inCommit: Int) { checkpointer.checkpoints }
 
     /// Runs `body` in one write transaction, then publishes the events it recorded once committed.
     ///
