@@ -27,15 +27,25 @@ struct Options {
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
+        func usage(_ problem: String) -> Never {
+            FileHandle.standardError.write(Data("""
+                nearplay-stats-bench: \(problem)
+                usage: nearplay-stats-bench [--players 100000] [--results 1000000] [--pages 3000] [--submissions 1000] [--db FILE]
+
+                """.utf8))
+            exit(64)
+        }
         while let argument = iterator.next() {
-            guard let value = iterator.next() else { fatalError("\(argument) needs a value") }
+            guard argument != "--help" && argument != "-h" else { usage("the statistics figures of issue 11 (Benchmarks/stats.md).") }
+            guard let value = iterator.next() else { usage("\(argument) needs a value.") }
+            if argument == "--db" { db = value; continue }
+            guard let number = Int(value), number > 0 else { usage("\(argument) takes a whole number above 0, not \(value).") }
             switch argument {
-            case "--players": players = Int(value)!
-            case "--results": results = Int(value)!
-            case "--pages": pages = Int(value)!
-            case "--submissions": submissions = Int(value)!
-            case "--db": db = value
-            default: fatalError("unknown option \(argument); see the comment at the top of main.swift")
+            case "--players": players = number
+            case "--results": results = number
+            case "--pages": pages = number
+            case "--submissions": submissions = number
+            default: usage("unknown option \(argument).")
             }
         }
     }
@@ -123,6 +133,7 @@ for (minigame, duration, seed) in [("screamer", 5.0, UInt64(7)), ("statue", 10.0
     percentiles("\(minigame): verify + encode the recording alone", verifyTimes)
     var submissionTimes: [Double] = []
     var granted = 0
+    let before = store.checkpoints
     for (index, game) in games.enumerated() {
         let (score, recording) = recordings[index % recordings.count]
         var receipt: ScoreReceipt?
@@ -133,6 +144,9 @@ for (minigame, duration, seed) in [("screamer", 5.0, UInt64(7)), ("statue", 10.0
         granted += receipt?.game.achievements?.count ?? 0
     }
     percentiles("\(minigame): result submission (finishes a game)", submissionTimes)
+    let after = store.checkpoints
+    print("  WAL checkpoints meanwhile: \(after.background - before.background) beside the writer, \(after.finishing - before.finishing) between transactions, \(after.inCommit - before.inCommit) in a commit; slowest: "
+        + submissionTimes.sorted(by: >).prefix(5).map { String(format: "%.1f ms", $0 * 1000) }.joined(separator: ", "))
     print("achievements granted by those submissions: \(granted)")
 }
 try store.close()
