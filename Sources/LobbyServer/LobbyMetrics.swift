@@ -83,7 +83,12 @@ struct MetricsMiddleware: RouterMiddleware {
     private func route(_ context: Context) -> String {
         // Hummingbird names the not-found responder's path "NotFound".
         guard let path = context.endpointPath, path.hasPrefix("/") else { return "unmatched" }
-        return path.replacingOccurrences(of: #":([A-Za-z]+)"#, with: "{$1}", options: .regularExpression)
+        // `/v1/games/:id` → `/v1/games/{id}`, as the OpenAPI document names it (once per request:
+        // no regular expression here, it cost 3 % of the server's CPU under load).
+        guard path.contains(":") else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.first == ":" ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
     }
 }
 
