@@ -149,7 +149,7 @@ extension LobbyStore {
         case .open(let planned, let stored): (round, calibration) = (planned, stored)
         }
         let verified = try verify(score, recording, round: round, calibration: calibration, of: "tournament \(id)")
-        let json = String(decoding: try Self.recordingEncoder.encode(verified.recording), as: UTF8.self)
+        let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
             _ = try self.settle(&context, everyLocation: false)

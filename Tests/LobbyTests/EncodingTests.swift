@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Minigames
+import SensorSamples
 import Testing
 @testable import Lobby
 
@@ -119,5 +121,30 @@ import Testing
         }!
         #expect(type == "real")
         #expect(value == lobby.clock.now().timeIntervalSince1970)
+    }
+}
+
+extension EncodingTests {
+    /// Stored recordings: every minigame's, with and without a calibration and a signal time.
+    @Test func recordings() throws {
+        let calibrated = SensorCalibration(
+            microphone: MicrophoneCalibration(pcm: "file:\"mic\"/a", noiseFloorDBFS: -61.25),
+            accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0.01, -0.2, 9.81], gravity: 9.80665, noise: 0.0123))
+        var compared = 0
+        for (index, game) in ["screamer", "shaker", "statue", "quickdraw"].enumerated() {
+            for calibration in [SensorCalibration(), calibrated] {
+                // Not every score is reachable under every calibration; those that are suffice.
+                guard let recording = SyntheticRecording.scoring(
+                    100 + 150 * index, game: game, duration: 5 + Double(index), signalTime: game == "quickdraw" ? 2.5 : nil,
+                    calibration: calibration) else { continue }
+                try expectSameJSON(recording)
+                compared += 1
+            }
+        }
+        #expect(compared >= 6)
+        var odd = RoundRecording(game: "statue", duration: 1e-7, signalTime: 1e21)
+        odd.levels = [LevelSample(time: -0.0, rmsDBFS: -120.5, peakDBFS: 0, overruns: 3)]
+        odd.accelerations = [AccelerationSample(time: 0.1, x: .ulpOfOne, y: -1e-300, z: 123456789.125)]
+        try expectSameJSON(odd)
     }
 }
