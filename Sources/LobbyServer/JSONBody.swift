@@ -36,16 +36,40 @@ enum JSONBody {
     /// and `+02:00` allowed), every field in its range: Foundation's parser alone rolls
     /// `12:99:00` over to `13:39:00` and the 30th of February into March.
     static func date(_ text: String) -> Date? {
-        guard let match = text.wholeMatch(of: #/(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))/#),
-              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
-              let hour = Int(match.4), let minute = Int(match.5), let second = Int(match.6)
+        // Read by position, not with a regular expression: an encounter report carries up to
+        // 1,000 of these.
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        func byte(_ index: Int, _ allowed: String) -> Bool { index < bytes.count && allowed.utf8.contains(bytes[index]) }
+        guard let year = number(0..<4), byte(4, "-"), let month = number(5..<7), byte(7, "-"), let day = number(8..<10),
+              byte(10, "Tt"), let hour = number(11..<13), byte(13, ":"), let minute = number(14..<16), byte(16, ":"),
+              let second = number(17..<19)
         else { return nil }
+        var index = 19
+        if byte(index, ".") {
+            let digits = bytes[(index + 1)...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            guard (1...9).contains(digits) else { return nil }
+            index += 1 + digits
+        }
+        if byte(index, "Zz") {
+            index += 1
+        } else {
+            guard byte(index, "+-"), let offsetHours = number(index + 1..<index + 3), byte(index + 3, ":"),
+                  let offsetMinutes = number(index + 4..<index + 6), offsetHours < 24, offsetMinutes < 60 else { return nil }
+            index += 6
+        }
+        guard index == bytes.count else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard (1...12).contains(month), (1...days[month - 1]).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
-        if let offsetHours = match.7.flatMap({ Int($0) }), let offsetMinutes = match.8.flatMap({ Int($0) }) {
-            guard offsetHours < 24, offsetMinutes < 60 else { return nil }
-        }
         let normalized = text.uppercased()
         if let date = try? Date(normalized, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         return try? Date(normalized, strategy: .iso8601)

@@ -52,13 +52,13 @@ struct BeaconCommand: AsyncParsableCommand {
 
     func run() async throws {
         radio.bootstrapLogging()
-        let device: LocationBeaconDevice
+        let device: LocationBeaconDevice, session: Credentials
         do {
-            device = try await prepare()
+            (device, session) = try await prepare()
         } catch {
             throw CommandFailure(error.message)
         }
-        await publishSiteProfile(of: device.location)
+        await publishSiteProfile(of: device.location, session: session)
         Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon.uuid.uuidString)/\(device.location.beacon.major)/\(device.location.beacon.minor); Ctrl-C stops.\n")
         do {
             try await device.run()
@@ -71,7 +71,7 @@ struct BeaconCommand: AsyncParsableCommand {
 
     /// Publishes the site profile stored for this receiver, if there is one. A failure is a
     /// warning: the location is advertised all the same.
-    private func publishSiteProfile(of location: MarkedLocation) async {
+    private func publishSiteProfile(of location: MarkedLocation, session: Credentials) async {
         let receiver = siteProfile ?? radio.adapter ?? "default"
         let stored: RangingProfile?
         do {
@@ -86,7 +86,6 @@ struct BeaconCommand: AsyncParsableCommand {
             return
         }
         do {
-            let session = try Credentials.load(from: credentialsFile())
             _ = try await LocationBeaconDevice.publishSiteProfile(
                 exponent: stored.exponent, distances: stored.distances, readings: stored.readings, of: location, credentials: session)
             Diagnostics.write(String(format: "Published the site profile: path-loss exponent %.2f, measured at %@.\n",
@@ -96,24 +95,20 @@ struct BeaconCommand: AsyncParsableCommand {
         }
     }
 
-    private func credentialsFile() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
-        return credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-            ?? AgentPaths(environment: environment).credentialsFile
-    }
-
-    /// The session, the location registered (or remembered) and the radio to advertise it on.
-    private func prepare() async throws(AgentError) -> LocationBeaconDevice {
+    /// The location registered (or remembered) and the radio to advertise it on, with the
+    /// session it was registered under.
+    private func prepare() async throws(AgentError) -> (LocationBeaconDevice, Credentials) {
         let environment = ProcessInfo.processInfo.environment
         let paths = AgentPaths(environment: environment)
-        let credentialsFile = credentialsFile()
+        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
+        let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            ?? paths.credentialsFile
         let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
             ?? paths.stateDirectory
         let session = try Credentials.load(from: credentialsFile)
         let marked = try await LocationBeaconDevice.register(
             name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
             lobbyURL: lobby, stateDirectory: stateDirectory)
-        return LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter))
+        return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter)), session)
     }
 }

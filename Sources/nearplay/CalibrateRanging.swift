@@ -93,10 +93,9 @@ struct CalibrateRanging: AsyncParsableCommand {
         var readings: [(distance: Double, rssi: Int, measuredPower: Int)] = []
         func take(_ records: [TraceRecord], at distance: Double?) {
             for record in records {
-                guard let sighting = Sighting(record.advertisement), wanted == nil || sighting.identity == wanted,
-                      let rssi = sighting.rssi, RangingConfiguration.plausibleRSSI.contains(rssi),
-                      let power = sighting.measuredPower, let metres = distance ?? record.truthDistance else { continue }
-                readings.append((metres, rssi, power))
+                guard let reading = Self.reading(record.advertisement), wanted == nil || reading.identity == wanted,
+                      let metres = distance ?? record.truthDistance else { continue }
+                readings.append((metres, reading.rssi, reading.measuredPower))
             }
         }
         if live {
@@ -145,7 +144,7 @@ struct CalibrateRanging: AsyncParsableCommand {
             Diagnostics.write("Listening for \(String(format: "%g", seconds)) s…\n")
             let heard = try await sightings(from: scanner, for: .seconds(seconds))
             if identity == nil {
-                let loudest = Dictionary(grouping: heard, by: \.identity).max { median($0.value.map(\.rssi)) < median($1.value.map(\.rssi)) }
+                let loudest = Dictionary(grouping: heard, by: \.identity).max { medianRSSI($0.value) < medianRSSI($1.value) }
                 identity = loudest?.key
                 if let identity { Diagnostics.write("Calibrating with \(identity), the beacon heard loudest.\n") }
             }
@@ -155,7 +154,7 @@ struct CalibrateRanging: AsyncParsableCommand {
                 throw CommandFailure("Heard no readings of \(which) in \(String(format: "%g", seconds)) s at \(String(format: "%g", distance)) m: check that it advertises and that the radio scans (\(backend.backend)).")
             }
             readings += here.map { (distance, $0.rssi, $0.measuredPower) }
-            Diagnostics.write(String(format: "%g m: %d readings, median %d dBm.\n", distance, here.count, median(here.map(\.rssi))))
+            Diagnostics.write(String(format: "%g m: %d readings, median %.0f dBm.\n", distance, here.count, medianRSSI(here)))
         }
         return readings
     }
@@ -166,9 +165,7 @@ struct CalibrateRanging: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await scanner.scan { advertisement in
-                    guard let sighting = Sighting(advertisement), let rssi = sighting.rssi,
-                          RangingConfiguration.plausibleRSSI.contains(rssi), let power = sighting.measuredPower else { return }
-                    heard.append((sighting.identity, rssi, power))
+                    if let reading = Self.reading(advertisement) { heard.append(reading) }
                 }
             }
             group.addTask { try await Task.sleep(for: duration) }
@@ -178,9 +175,15 @@ struct CalibrateRanging: AsyncParsableCommand {
         return heard.all
     }
 
-    private func median(_ values: [Int]) -> Int {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? Int.min : sorted[sorted.count / 2]
+    /// A beacon reading a fit can use: a plausible RSSI and the measured power the frame carries.
+    static func reading(_ advertisement: Advertisement) -> (identity: BeaconIdentity, rssi: Int, measuredPower: Int)? {
+        guard let sighting = Sighting(advertisement), let rssi = sighting.rssi,
+              RangingConfiguration.plausibleRSSI.contains(rssi), let power = sighting.measuredPower else { return nil }
+        return (sighting.identity, rssi, power)
+    }
+
+    private func medianRSSI(_ readings: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)]) -> Double {
+        Calibration.median(readings.map { Double($0.rssi) }) ?? -.infinity
     }
 }
 

@@ -19,9 +19,9 @@ import Synchronization
 /// writes some frames always land while a pass runs, so the log keeps growing. When a pass finds
 /// it at ``restartFrames``, one more pass runs on the writer's own queue, between two
 /// transactions, where nothing can be appended: it copies what landed since (the background pass
-/// has copied the rest) and the next write starts the log over. That pass is the one cost a request can still meet, once in
-/// some 200 submissions. Should the log reach ``forceFrames`` anyway, the commit that finds it
-/// checkpoints in place, as SQLite would have.
+/// has copied the rest) and the next write starts the log over. That pass is the one cost a
+/// request can still meet, once in some 250 submissions. Should the log reach ``forceFrames``
+/// anyway, the commit that finds it checkpoints in place, as SQLite would have.
 final class WALCheckpointer: Sendable {
     /// Log length (pages) from which a commit wakes the background pass: 4 MB.
     static let wakeFrames: Int32 = 1024
