@@ -11,6 +11,22 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     public var queued: Int
     /// The last lobby event handled.
     public var eventCursor: Int64
+    /// The distance model ranging uses now, e.g. `log-distance(n=2.8)`.
+    public var distanceModel: String?
+    /// The location whose site profile that model comes from, when one is in range.
+    public var rangingSite: String?
+
+    public init(username: String, beacon: String, radio: String, lobby: String, queued: Int, eventCursor: Int64,
+                distanceModel: String? = nil, rangingSite: String? = nil) {
+        self.username = username
+        self.beacon = beacon
+        self.radio = radio
+        self.lobby = lobby
+        self.queued = queued
+        self.eventCursor = eventCursor
+        self.distanceModel = distanceModel
+        self.rangingSite = rangingSite
+    }
 }
 
 /// What `invite`, `accept`, `decline` and `block` answer while the lobby is away.
@@ -31,7 +47,8 @@ extension Agent {
             switch request {
             case .status:
                 return .encoding(AgentStatus(username: identity.username, beacon: identity.beacon.description, radio: radio.description,
-                                             lobby: lobby.baseURL, queued: await outbox.count, eventCursor: await follower.lastCursor))
+                                             lobby: lobby.baseURL, queued: await outbox.count, eventCursor: await follower.lastCursor,
+                                             distanceModel: siteRanging.distanceModel.model.description, rangingSite: siteRanging.site?.name))
             case .metrics:
                 return .encoding(await metricsText())
             case .nearby:

@@ -26,6 +26,8 @@ public final class Agent: Sendable {
     public let outbox: Outbox
     public let nearby: NearbyPlayers
     public let locations: NearbyLocations
+    /// The distance model ranging follows: this device's own, or a calibrated site's in range.
+    public let siteRanging: SiteRanging
     public let follower: LobbyEventsFollower
     public let session: GameSession
     public let radio: AgentRadio
@@ -66,9 +68,11 @@ public final class Agent: Sendable {
         }
         var deployment: UUID?
         if case let .iBeacon(uuid, _, _) = identity.beacon { deployment = UUID(uuidString: uuid.description) }
-        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment) { sightings in
+        let siteRanging = SiteRanging(logger: logger)
+        self.siteRanging = siteRanging
+        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment, onFirstSeen: { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
-        }
+        }, onSite: { siteRanging.setSite($0) })
         let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
         self.session = session
         let autoPlay = configuration.autoPlay
@@ -153,9 +157,10 @@ public final class Agent: Sendable {
 
     func scan() async {
         let ranging = rangingConfiguration()
-        await nearby.setRanging(ranging)
+        siteRanging.setOwn(ranging.distanceModel)
+        await nearby.setRanging(ranging, following: siteRanging.distanceModel)
         let scanner = CountingScanner(base: radio.scanner, metrics: metrics)
-        let pipeline = LiveProximity(scanner: scanner, configuration: ranging)
+        let pipeline = LiveProximity(scanner: scanner, configuration: ranging, distanceModel: siteRanging.distanceModel)
         do {
             try await pipeline.run { [nearby, locations, metrics] update in
                 if update.isTick {

@@ -41,6 +41,9 @@ public actor NearbyLocations {
     private let deployment: UUID?
     private let logger: Logger
     private let onFirstSeen: @Sendable ([EncounterSighting]) async -> Void
+    private let onSite: @Sendable (RangingSite?) -> Void
+    /// The site last handed to `onSite`.
+    private var site: RangingSite?
     private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
     /// Seconds before a location whose lookup failed is asked about again.
     private let retryAfterFailure: Duration = .seconds(3)
@@ -49,13 +52,17 @@ public actor NearbyLocations {
     ///   - deployment: the proximity UUID of this deployment (our own beacon's); nil recognises nothing.
     ///   - onFirstSeen: called with a location's sighting as soon as it is recognised, so the lobby
     ///     hears of the visit at once.
+    ///   - onSite: called when the site to range with changes: the nearest recognised location
+    ///     in range that published a site profile, or nil when none is.
     public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, logger: Logger = Logger(label: "nearplay.locations"),
-                onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
+                onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in },
+                onSite: @escaping @Sendable (RangingSite?) -> Void = { _ in }) {
         self.lobby = lobby
         self.events = events
         self.deployment = deployment
         self.logger = logger
         self.onFirstSeen = onFirstSeen
+        self.onSite = onSite
     }
 
     /// The location id `identity` advertises, or nil when it is no location of this deployment.
@@ -84,6 +91,23 @@ public actor NearbyLocations {
                 events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: entry.id))
             }
         }
+        followSite()
+    }
+
+    /// The site ranging should follow now: the nearest recognised location with a site profile.
+    public func rangingSite() -> RangingSite? {
+        entries.values.compactMap { entry -> (distance: Double, site: RangingSite)? in
+            guard let location = entry.location, let profile = location.siteProfile else { return nil }
+            return (entry.distance ?? .infinity, RangingSite(location: entry.id, name: location.name, exponent: profile.exponent))
+        }.min { ($0.distance, $0.site.location) < ($1.distance, $1.site.location) }?.site
+    }
+
+    /// Tells `onSite` when the site to range with changed.
+    private func followSite() {
+        let now = rangingSite()
+        guard now != site else { return }
+        site = now
+        onSite(now)
     }
 
     /// Recognised locations in range, nearest first.
@@ -98,6 +122,7 @@ public actor NearbyLocations {
     /// Replaces a location's running tournaments with a fresher list from the lobby.
     public func update(_ location: LobbyLocation) {
         for (identity, entry) in entries where entry.id == location.id { entries[identity]?.location = location }
+        followSite()
     }
 
     /// The lobby's form of the locations in range, for an encounter report.
@@ -138,6 +163,7 @@ public actor NearbyLocations {
             .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period.rawValue, endsAt: $0.endsAt) }
         events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,
                                   zone: entry.zone.rawValue, location: location.id, tournaments: running))
+        followSite()
         if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {
             let report = onFirstSeen
             Task { await report([sighting]) }

@@ -29,12 +29,17 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
     public let configuration: RangingConfiguration
     public let tickInterval: Duration
     public let clock: C
+    /// When set, the distance model is this switch's (not ``configuration``'s), and follows it
+    /// while the pipeline runs.
+    public let distanceModel: DistanceModelSwitch?
 
-    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1), clock: C) {
+    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1), clock: C,
+                distanceModel: DistanceModelSwitch? = nil) {
         self.scanner = scanner
         self.configuration = configuration
         self.tickInterval = tickInterval
         self.clock = clock
+        self.distanceModel = distanceModel
     }
 
     private enum Input: Sendable {
@@ -75,8 +80,10 @@ public struct LiveProximity<C: Clock>: Sendable where C.Duration == Duration {
             var events: [ProximityEvent] = []
             var heard: [Advertisement] = []
             var failure: (any Error)?
+            var modelGeneration = UInt64.max  // no generation yet: the switch's model applies from the first batch
             /// Everything buffered through the pipeline, in order.
             func drain() async {
+                if let model = distanceModel?.changed(since: &modelGeneration) { pipeline.setDistanceModel(model) }
                 buffer.take(&heard)
                 for advertisement in heard {
                     events.removeAll(keepingCapacity: true)
@@ -133,7 +140,9 @@ private final class AdvertisementBuffer: Sendable {
 }
 
 extension LiveProximity where C == ContinuousClock {
-    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1)) {
-        self.init(scanner: scanner, configuration: configuration, tickInterval: tickInterval, clock: ContinuousClock())
+    public init(scanner: any AdvertisementScanner, configuration: RangingConfiguration, tickInterval: Duration = .seconds(1),
+                distanceModel: DistanceModelSwitch? = nil) {
+        self.init(scanner: scanner, configuration: configuration, tickInterval: tickInterval, clock: ContinuousClock(),
+                  distanceModel: distanceModel)
     }
 }

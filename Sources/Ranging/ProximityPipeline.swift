@@ -35,6 +35,11 @@ public struct ProximityPipeline: Sendable {
         tracker.advance(to: time, into: &events)
     }
 
+    /// Ranges with `model` from now on: see ``ProximityTracker/setDistanceModel(_:)``.
+    public mutating func setDistanceModel(_ model: DistanceModel) {
+        tracker.setDistanceModel(model)
+    }
+
     /// Ends the source: beacons still present exit at their deadlines.
     public mutating func finish(into events: inout [ProximityEvent]) {
         tracker.finish(into: &events)

@@ -6,7 +6,7 @@ import BeaconFrames
 /// sightings gives the same events. Exits are found through a min-heap of deadlines, so the
 /// cost per sighting does not grow with the number of beacons tracked.
 public struct ProximityTracker: Sendable {
-    public let configuration: RangingConfiguration
+    public private(set) var configuration: RangingConfiguration
 
     /// The state of one tracked beacon.
     public struct Track: Sendable {
@@ -181,6 +181,20 @@ public struct ProximityTracker: Sendable {
             } else {
                 slots[next.slot].scheduled = actual
                 deadlines.push(.init(deadline: actual, slot: next.slot, generation: track.generation))
+            }
+        }
+    }
+
+    /// Ranges with `model` from now on (an agent at a location whose site profile says how fast
+    /// RSSI falls there). Every track keeps its filtered RSSI; its zone thresholds are worked out
+    /// again for the new model, so its zone moves, with hysteresis, at its next reading, and its
+    /// distance at its next range event.
+    public mutating func setDistanceModel(_ model: DistanceModel) {
+        guard model != configuration.distanceModel else { return }
+        configuration.distanceModel = model
+        for slot in slots.indices where slots[slot].isActive {
+            slots[slot].thresholds = slots[slot].thresholdsPower.flatMap {
+                configuration.zones.thresholds(model: model, measuredPower: Double($0))
             }
         }
     }

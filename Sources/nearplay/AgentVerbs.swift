@@ -65,6 +65,9 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try agent.send(.status, as: AgentStatus.self) { status in
             print("\(status.username) (\(status.beacon)) on \(status.radio); lobby \(status.lobby); \(status.queued) queued; event cursor \(status.eventCursor)")
+            if let model = status.distanceModel {
+                print("ranging: \(model)" + (status.rangingSite.map { ", the site profile of \($0)" } ?? ""))
+            }
         }
     }
 }

@@ -60,7 +60,8 @@ import Testing
         #expect(remembered.contains("\"id\":\(minor)"), "\(remembered)")
 
         // Alice's agent hears the location (a replayed radio) and says so, with its tournaments.
-        try writeTrace(of: location.beacon, rssi: -60, from: 0, seconds: 180, path: folder.path + "/hall.jsonl")
+        // 13 dB below the 1 m power: 2.91 m with the default exponent 2.8, 3.58 m with Hall's 2.35.
+        try writeTrace(of: location.beacon, rssi: -72, from: 0, seconds: 180, path: folder.path + "/hall.jsonl")
         let agent = try RunningAgent.start(alice, in: folder.path, radio: ["backend": "replay", "file": folder.path + "/hall.jsonl"],
                                            extra: ["recordings": roundSamples + "/alice"])
         defer { agent.process.kill() }
@@ -81,10 +82,23 @@ import Testing
         #expect(Set(seen.tournaments?.map(\.period) ?? []) == ["daily", "weekly", "monthly"])
         let nearby = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.locations))
         #expect(nearby.map(\.name) == ["Hall"])
+        // While Hall is in range the agent ranges with the exponent Hall published.
+        var status = try await agent.status()
+        _ = await eventually(timeout: 30) {
+            status = (try? await agent.status()) ?? status
+            return status.rangingSite == "Hall"
+        }
+        #expect(status.rangingSite == "Hall" && status.distanceModel == "log-distance(n=2.35)", "\(status)")
+        var hall: NearbyLocation?
+        _ = await eventually(timeout: 30) {
+            hall = (try? LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.locations)))?.first
+            return hall?.distance.map { abs($0 - 3.58) < 0.05 } ?? false
+        }
+        #expect(hall?.distance.map { abs($0 - 3.58) < 0.05 } == true, "Hall's distance with its own exponent: \(String(describing: hall))")
         let listed = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.tournaments()))
         let daily = try #require(listed.first?.tournaments.first { $0.period == .daily })
         // And through the CLI, as a user types it.
-        for (arguments, expected) in [(["nearby"], "Hall"), (["tournaments"], "daily")] {
+        for (arguments, expected) in [(["nearby"], "Hall"), (["tournaments"], "daily"), (["status"], "the site profile of Hall")] {
             let cli = try ChildProcess(try builtExecutable("nearplay"), arguments + ["--socket", agent.socket],
                                        log: folder.path + "/cli-\(arguments[0]).log")
             await cli.process.wait()

@@ -1,4 +1,5 @@
 import Foundation
+import BeaconFrames
 import Ranging
 import Testing
 
@@ -106,5 +107,35 @@ import Testing
         #expect(zones.next(from: .near, distance: nil) == .unknown)
         // Without a margin the same jitter flaps at every reading.
         #expect(ZoneBoundaries(margin: 0).next(from: .near, distance: 3.01) == .far)
+    }
+}
+
+/// A tracker told to range with another model mid-run (an agent at a calibrated site).
+@Suite struct DistanceModelChangeTests {
+    @Test func aNewModelAppliesFromTheNextReadingWithoutLosingTheTrack() throws {
+        var tracker = ProximityTracker(configuration: RangingConfiguration(filter: .arma(coefficient: 1)))
+        var events: [ProximityEvent] = []
+        let identity = BeaconIdentity.iBeacon(uuid: BeaconUUID(high: 7, low: 7), major: 1, minor: 2)
+        let address = try #require(BluetoothAddress("C0:FF:EE:00:00:07"))
+        func hear(at time: Double) -> ProximityEvent? {
+            events.removeAll()
+            tracker.observe(Sighting(identity: identity, measuredPower: -59, rssi: -72, time: time, address: address), into: &events)
+            return events.last { $0.kind == .range }
+        }
+        // 13 dB below the 1 m power: 10^(13/28) = 2.91 m with the default n = 2.8, near.
+        let before = try #require(hear(at: 0))
+        #expect(abs(try #require(before.distance) - 2.914) < 0.01 && before.zone == .near)
+        // The site's n = 2 makes the same reading 10^(13/20) = 4.47 m, far (past near's 3.3 m margin).
+        tracker.setDistanceModel(.logDistance(exponent: 2))
+        #expect(tracker.configuration.distanceModel == .logDistance(exponent: 2))
+        let after = try #require(hear(at: 0.1))
+        #expect(abs(try #require(after.distance) - 4.467) < 0.01 && after.zone == .far)
+        #expect(tracker.count == 1 && events.allSatisfy { $0.kind == .range }, "the beacon neither left nor entered again")
+        let interval = try #require(after.distanceInterval)
+        #expect(interval.contains(4.467))
+        // And back: 2.91 m again, but far stays far until below 2.7 m (the zones' hysteresis).
+        tracker.setDistanceModel(.default)
+        let back = try #require(hear(at: 0.2))
+        #expect(abs(try #require(back.distance) - 2.914) < 0.01 && back.zone == .far)
     }
 }
