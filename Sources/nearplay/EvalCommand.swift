@@ -195,6 +195,13 @@ struct FamilyTable {
         lines.append(holds(String(format: "median error at most %.2f× the AltBeacon curve's", goals.medianRatioToCurve), \.withinRatioOfCurve))
         lines.append(holds(String(format: "zone accuracy at least %.0f %%", goals.zoneAccuracy * 100), \.zoneAccuracy))
         lines.append(holds(String(format: "interval coverage within %.0f ± %.0f %%", goals.coverage * 100, goals.coverageTolerance * 100), \.coverage))
+        // One family's spread says little about another's: across families, the interval's
+        // promise is kept on average.
+        let coverages = rows.compactMap(\.nearplay.intervalCoverage)
+        if coverages.count > 1 {
+            lines.append(String(format: "  (averaged over the %d families, each weighted alike, the interval holds the truth %.0f %% of the time)",
+                                coverages.count, coverages.reduce(0, +) / Double(coverages.count) * 100))
+        }
         return lines
     }
 }

@@ -177,6 +177,18 @@ import Testing
         let uncalibrated = try #require(Double(cells[3].replacingOccurrences(of: " m", with: "")))
         let calibrated = try #require(Double(cells[9].replacingOccurrences(of: " m", with: "")))
         #expect(calibrated < uncalibrated, "\(row)")
+        // One row per recording with --group file, and their interval coverage (the last column) averaged.
+        let byFile = try await Self.run(["eval", "--group", "file", folder + "/room-a.jsonl", folder + "/room-b.jsonl"])
+        #expect(byFile.status == 0, "\(byFile.stderr)")
+        let lines = byFile.stdout.split(separator: "\n")
+        let coverages = lines.filter { $0.hasPrefix("| room-") }.compactMap { row -> Double? in
+            guard let last = row.split(separator: "|").last else { return nil }
+            return Double(last.replacingOccurrences(of: "%", with: "").trimmingCharacters(in: .whitespaces))
+        }
+        #expect(coverages.count == 2, "\(byFile.stdout)")
+        let mean = try #require(lines.first { $0.contains("averaged over the 2 families") }, "\(byFile.stdout)")
+        let printed = try #require(mean.firstMatch(of: /truth (\d+) %/).flatMap { Double($0.1) }, "\(mean)")
+        #expect(abs(printed - coverages.reduce(0, +) / 2) <= 1, "\(mean) against \(coverages)")
         for name in ["room-a", "room-b"] {
             let svg = try String(contentsOfFile: plots + "/\(name).svg", encoding: .utf8)
             #expect(svg.hasPrefix("<svg") && svg.contains("data-series=\"nearplay\"") && svg.contains("data-series=\"interval\""))
