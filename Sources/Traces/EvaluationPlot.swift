@@ -38,6 +38,18 @@ public struct EvaluationPlot: Sendable {
 
     public init(title: String) { self.title = title }
 
+    /// Spacings of the time axis's ticks, in seconds.
+    public static let timeSteps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400]
+
+    /// "45 s", "12 min", "2 h 30 min": a duration as a person reads it.
+    public static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 120 { return "\(whole) s" }
+        let minutes = whole / 60
+        if minutes < 120 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// The x positions in seconds after shortening silences, for times in order.
     public static func timeline(_ times: [Double]) -> [Double] {
         var result: [Double] = []
@@ -87,7 +99,14 @@ public struct EvaluationPlot: Sendable {
             svg += "<line x1=\"\(f(Self.left - 4))\" x2=\"\(f(Self.left + Self.width))\" y1=\"\(f(y(metres)))\" y2=\"\(f(y(metres)))\" stroke=\"#ddd\"/>"
             svg += "<text x=\"\(f(Self.left - 8))\" y=\"\(f(y(metres) + 4))\" text-anchor=\"end\">\(Int(metres)) m</text>\n"
         }
-        svg += "<text x=\"\(f(Self.left + Self.width / 2))\" y=\"\(f(Self.top + Self.height + 32))\" text-anchor=\"middle\">time, s (silences over \(Int(Self.longestGap)) s shortened; \(f(xMax)) s shown)</text>\n"
+        // Time ticks on the shortened timeline: about six, at round durations.
+        let xStep = Self.timeSteps.first { xMax / $0 <= 8 } ?? (xMax / 8).rounded(.up)
+        for seconds in stride(from: 0, through: xMax, by: xStep) {
+            let tx = Self.left + seconds / xMax * Self.width
+            svg += "<line x1=\"\(f(tx))\" x2=\"\(f(tx))\" y1=\"\(f(Self.top + Self.height))\" y2=\"\(f(Self.top + Self.height + 4))\" stroke=\"#777\"/>"
+            svg += "<text x=\"\(f(tx))\" y=\"\(f(Self.top + Self.height + 16))\" text-anchor=\"middle\" fill=\"#555\">\(Self.duration(seconds))</text>\n"
+        }
+        svg += "<text x=\"\(f(Self.left + Self.width / 2))\" y=\"\(f(Self.top + Self.height + 32))\" text-anchor=\"middle\">time (silences over \(Int(Self.longestGap)) s shortened; \(Self.duration(xMax)) shown)</text>\n"
         // The interval band: lows forward, highs back.
         let banded = thin(estimates.filter { $0.interval != nil })
         if !banded.isEmpty {

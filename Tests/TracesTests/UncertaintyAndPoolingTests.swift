@@ -173,4 +173,16 @@ import FoundationXML
     @Test func longSilencesAreShortened() {
         #expect(EvaluationPlot.timeline([0, 1, 2, 5000, 5001]) == [0, 1, 2, 32, 33])
     }
+
+    @Test func theTimeAxisReadsAsDurations() {
+        #expect([45, 119.4, 120, 754, 7199, 7200, 9000, 69_447].map(EvaluationPlot.duration)
+                == ["45 s", "119 s", "2 min", "12 min", "119 min", "2 h", "2 h 30 min", "19 h 17 min"])
+        // A 19-hour plot gets ticks every 3 hours: seven of them, 0 to 18 h.
+        var plot = EvaluationPlot(title: "long")
+        plot.truth = stride(from: 0.0, through: 69_447, by: 20).map { .init(time: $0, distance: 1) }
+        let svg = plot.svg()
+        let ticks = svg.matches(of: /text-anchor="middle" fill="#555">([^<]+)</).map { String($0.1) }
+        #expect(ticks == ["0 s", "3 h", "6 h", "9 h", "12 h", "15 h", "18 h"], "\(ticks)")
+        #expect(svg.contains("19 h 17 min shown"))
+    }
 }
