@@ -84,7 +84,8 @@ import Testing
             let game = try await client.game(gameId)
             #expect(game.rounds[n - 1].scores[name] == score, "game \(gameId) round \(n) of \(name) lost")
         }
-        #expect(await second.stop(signal: SIGTERM) == 0, "SIGTERM should stop the server cleanly")
+        let status = await second.stop(signal: SIGTERM)
+        #expect(status == 0, "SIGTERM should stop the server cleanly; it ended with \(status) (-1: still running 30 s later). Its log: \((try? String(contentsOf: second.output, encoding: .utf8)) ?? "")")
 
         // The rules hold in the recovered file: intact, no dangling keys, every fully scored game evaluated
         // together with its rewards.
