@@ -158,7 +158,7 @@ public final class Agent: Sendable {
     func scan() async {
         let ranging = rangingConfiguration()
         siteRanging.setOwn(ranging.distanceModel)
-        await nearby.setRanging(ranging, following: siteRanging.distanceModel)
+        await nearby.setRanging(ranging)
         let scanner = CountingScanner(base: radio.scanner, metrics: metrics)
         let pipeline = LiveProximity(scanner: scanner, configuration: ranging, distanceModel: siteRanging.distanceModel)
         do {
@@ -176,7 +176,7 @@ public final class Agent: Sendable {
                 }
                 if !atLocations.isEmpty { await locations.handle(atLocations) }
                 let events = nearby.relevant(others)
-                if !events.isEmpty { await nearby.handle(events) }
+                if !events.isEmpty { await nearby.handle(events, distanceModel: update.tracker.configuration.distanceModel) }
             }
         } catch is CancellationError {
         } catch {

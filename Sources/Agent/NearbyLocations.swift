@@ -34,6 +34,11 @@ public actor NearbyLocations {
         var lastSeen: Date
         var location: LobbyLocation?
         var looking = false
+        /// When the lobby last answered about this location.
+        var fetchedAt: Date?
+        /// Path loss of the last range event (measured power − filtered RSSI, dB): how near the
+        /// location is, whatever distance model is in use.
+        var loss: Double?
     }
 
     private let lobby: LobbyClient
@@ -47,6 +52,9 @@ public actor NearbyLocations {
     private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
     /// Seconds before a location whose lookup failed is asked about again.
     private let retryAfterFailure: Duration = .seconds(3)
+    /// Seconds after which a location in range is looked up again, so a site profile published
+    /// (or fitted again) while the agent is there, and new tournaments, reach it.
+    private let refreshInterval: TimeInterval
 
     /// - Parameters:
     ///   - deployment: the proximity UUID of this deployment (our own beacon's); nil recognises nothing.
@@ -54,9 +62,12 @@ public actor NearbyLocations {
     ///     hears of the visit at once.
     ///   - onSite: called when the site to range with changes: the nearest recognised location
     ///     in range that published a site profile, or nil when none is.
+    ///   - refreshInterval: seconds after which a location in range is looked up again.
     public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, logger: Logger = Logger(label: "nearplay.locations"),
+                refreshInterval: TimeInterval = 60,
                 onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in },
                 onSite: @escaping @Sendable (RangingSite?) -> Void = { _ in }) {
+        self.refreshInterval = refreshInterval
         self.lobby = lobby
         self.events = events
         self.deployment = deployment
@@ -85,7 +96,11 @@ public actor NearbyLocations {
                 entry.lastSeen = now
                 if let distance = event.distance { entry.distance = distance }
                 if let zone = event.zone { entry.zone = zone }
+                if let filtered = event.filteredRSSI, let power = event.measuredPower { entry.loss = Double(power) - filtered }
                 entries[event.identity] = entry
+                if entry.location != nil, !entry.looking, now.timeIntervalSince(entry.fetchedAt ?? now) >= refreshInterval {
+                    refresh(event.identity)
+                }
             case .exit:
                 guard let entry = entries.removeValue(forKey: event.identity), let location = entry.location else { continue }
                 events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: entry.id))
@@ -94,20 +109,24 @@ public actor NearbyLocations {
         followSite()
     }
 
-    /// The site ranging should follow now: the nearest recognised location with a site profile.
+    /// The site ranging should follow now: the nearest recognised location with a usable site
+    /// profile. Nearest by path loss, not by distance: distances depend on the model, which is
+    /// the very thing the choice sets, and two sites compared through different exponents could
+    /// take turns at being nearest.
     public func rangingSite() -> RangingSite? {
-        entries.values.compactMap { entry -> (distance: Double, site: RangingSite)? in
-            guard let location = entry.location, let profile = location.siteProfile else { return nil }
-            return (entry.distance ?? .infinity, RangingSite(location: entry.id, name: location.name, exponent: profile.exponent))
-        }.min { ($0.distance, $0.site.location) < ($1.distance, $1.site.location) }?.site
+        entries.values.compactMap { entry -> (loss: Double, site: RangingSite)? in
+            guard let location = entry.location, let profile = location.siteProfile,
+                  RangingSite.plausibleExponents.contains(profile.exponent) else { return nil }
+            return (entry.loss ?? .infinity, RangingSite(location: entry.id, name: location.name, exponent: profile.exponent))
+        }.min { ($0.loss, $0.site.location) < ($1.loss, $1.site.location) }?.site
     }
 
     /// Tells `onSite` when the site to range with changed.
     private func followSite() {
-        let now = rangingSite()
-        guard now != site else { return }
-        site = now
-        onSite(now)
+        let current = rangingSite()
+        guard current != site else { return }
+        site = current
+        onSite(current)
     }
 
     /// Recognised locations in range, nearest first.
@@ -154,10 +173,35 @@ public actor NearbyLocations {
 
     private func lookedUp(_ identity: BeaconFrames.BeaconIdentity) { entries[identity]?.looking = false }
 
+    /// Asks the lobby about a recognised location again; a failure waits for the next interval.
+    private func refresh(_ identity: BeaconFrames.BeaconIdentity) {
+        guard let id = entries[identity]?.id else { return }
+        entries[identity]?.looking = true
+        let (lobby, logger) = (lobby, logger)
+        Task {
+            do {
+                self.refreshed(identity, try await lobby.location(id))
+            } catch {
+                logger.debug("could not look up location \(id) again: \(error)")
+                self.refreshed(identity, nil)
+            }
+        }
+    }
+
+    private func refreshed(_ identity: BeaconFrames.BeaconIdentity, _ location: LobbyLocation?) {
+        guard var entry = entries[identity] else { return }
+        entry.looking = false
+        entry.fetchedAt = Date()
+        if let location { entry.location = location }
+        entries[identity] = entry
+        followSite()
+    }
+
     private func found(_ identity: BeaconFrames.BeaconIdentity, _ location: LobbyLocation) {
         guard var entry = entries[identity], entry.location == nil else { return }
         entry.looking = false
         entry.location = location
+        entry.fetchedAt = Date()
         entries[identity] = entry
         let running = location.tournaments.filter { $0.state == .open }
             .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period.rawValue, endsAt: $0.endsAt) }

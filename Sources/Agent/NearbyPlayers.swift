@@ -2,7 +2,6 @@ import BeaconFrames
 import Foundation
 import LobbyClient
 import Logging
-import Proximity
 import Ranging
 import Synchronization
 
@@ -59,8 +58,6 @@ public actor NearbyPlayers {
     private let onFirstRecognised: @Sendable ([EncounterSighting]) async -> Void
     private var reported: Set<String> = []
     private var peers: PeerReadings
-    /// The pipeline's distance model, when it can change while the agent runs.
-    private var followedModel: DistanceModelSwitch?
     /// Identities in range that resolved to nobody, readable without a hop onto the actor, so
     /// their range events (most of a busy room's) can be dropped before it: see ``relevant(_:)``.
     private nonisolated let hidden = Mutex<Set<BeaconFrames.BeaconIdentity>>([])
@@ -80,12 +77,9 @@ public actor NearbyPlayers {
     public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentity = identity }
 
     /// The distance model and uncertainty two-way estimates use: the pipeline's own.
-    /// With `distanceModel`, two-way estimates follow the model the pipeline follows (a site's
-    /// exponent while the agent is at a calibrated location).
-    public func setRanging(_ configuration: RangingConfiguration, following distanceModel: DistanceModelSwitch? = nil) {
-        peers.model = distanceModel?.model ?? configuration.distanceModel
+    public func setRanging(_ configuration: RangingConfiguration) {
+        peers.model = configuration.distanceModel
         peers.uncertainty = configuration.uncertainty
-        followedModel = distanceModel
     }
 
     /// What `username` read of us (a lobby `peerReading` event at `time`): from the next range
@@ -105,10 +99,12 @@ public actor NearbyPlayers {
         }
     }
 
-    /// Takes the pipeline's events, in order.
-    public func handle(_ proximityEvents: [ProximityEvent]) {
+    /// Takes the pipeline's events, in order. `distanceModel` is the model the pipeline ranged
+    /// them with, when it can change while the agent runs (a calibrated site's exponent): two-way
+    /// estimates then use the same one as the events' own distances.
+    public func handle(_ proximityEvents: [ProximityEvent], distanceModel: DistanceModel? = nil) {
         let now = Date()
-        if let followedModel { peers.model = followedModel.model }
+        if let distanceModel { peers.model = distanceModel }
         for event in proximityEvents where event.identity != ownIdentity {
             switch event.kind {
             case .enter:

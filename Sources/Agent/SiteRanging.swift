@@ -18,7 +18,7 @@ public struct RangingSite: Sendable, Equatable {
     }
 
     /// Site exponents the agent trusts; the lobby refuses others, so one outside this comes from
-    /// a lobby of another version and is not used.
+    /// a lobby of another version and is not used (``NearbyLocations`` passes such a site over).
     public static let plausibleExponents = 1.0...6.0
 }
 
@@ -44,12 +44,12 @@ public final class SiteRanging: Sendable {
     /// This device's own model, used away from calibrated sites. Returns the model in use.
     @discardableResult
     public func setOwn(_ model: DistanceModel) -> DistanceModel {
-        let current = state.withLock {
+        state.withLock {
             $0.own = model
-            return Self.model(own: $0.own, site: $0.site)
+            let current = Self.model(own: $0.own, site: $0.site)
+            distanceModel.set(current)  // under the lock, so the switch and the state agree
+            return current
         }
-        distanceModel.set(current)
-        return current
     }
 
     /// The site in range (nil when none is). Returns the model in use.
@@ -59,7 +59,9 @@ public final class SiteRanging: Sendable {
         let (current, previous) = state.withLock {
             let previous = $0.site
             $0.site = site
-            return (Self.model(own: $0.own, site: site), previous)
+            let current = Self.model(own: $0.own, site: site)
+            distanceModel.set(current)
+            return (current, previous)
         }
         if site != previous {
             if let site {
@@ -68,7 +70,6 @@ public final class SiteRanging: Sendable {
                 logger.notice("\(previous.name) is out of range: ranging with this device's own model again (\(current))")
             }
         }
-        distanceModel.set(current)
         return current
     }
 

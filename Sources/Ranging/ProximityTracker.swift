@@ -186,15 +186,23 @@ public struct ProximityTracker: Sendable {
     }
 
     /// Ranges with `model` from now on (an agent at a location whose site profile says how fast
-    /// RSSI falls there). Every track keeps its filtered RSSI; its zone thresholds are worked out
-    /// again for the new model, so its zone moves, with hysteresis, at its next reading, and its
-    /// distance at its next range event.
+    /// RSSI falls there). Every track keeps its filtered RSSI and presence; its zone thresholds
+    /// are worked out again for the new model and its zone is what the new model says of its
+    /// filtered RSSI, without hysteresis (which absorbs noise, not a change of model), so a
+    /// beacon's zone never depends on which models came before. Its distance follows at its next
+    /// range event.
     public mutating func setDistanceModel(_ model: DistanceModel) {
         guard model != configuration.distanceModel else { return }
         configuration.distanceModel = model
         for slot in slots.indices where slots[slot].isActive {
-            slots[slot].thresholds = slots[slot].thresholdsPower.flatMap {
+            let thresholds = slots[slot].thresholdsPower.flatMap {
                 configuration.zones.thresholds(model: model, measuredPower: Double($0))
+            }
+            slots[slot].thresholds = thresholds
+            if let thresholds, let filtered = slots[slot].filteredRSSI {
+                slots[slot].zone = configuration.zones.next(from: .unknown, rssi: filtered, thresholds: thresholds)
+            } else {
+                slots[slot].zone = .unknown
             }
         }
     }

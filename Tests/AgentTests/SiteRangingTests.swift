@@ -23,8 +23,9 @@ import Testing
         #expect(ranging.site == nil)
     }
 
-    /// Two locations with site profiles at a live lobby: the nearest one in range is the site, and
-    /// when both have gone there is none.
+    /// Locations with site profiles at a live lobby: the nearest one in range (by path loss) is
+    /// the site; when the calibrated ones have gone there is none; a profile published while its
+    /// location is in range is picked up at the next look-up.
     @Test(.timeLimit(.minutes(2))) func theNearestCalibratedLocationInRangeIsTheSite() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
@@ -38,29 +39,43 @@ import Testing
         _ = try await owner.client.publishSiteProfile(location: annex.id, exponent: 3.1, distances: [1, 3], readings: 90)
 
         let sites = Mutex<[RangingSite?]>([])
-        let locations = NearbyLocations(lobby: alice.client, events: AgentEventBus(), deployment: alice.beacon.uuid,
+        let locations = NearbyLocations(lobby: alice.client, events: AgentEventBus(), deployment: alice.beacon.uuid, refreshInterval: 0.3,
                                         onSite: { site in sites.withLock { $0.append(site) } })
         let address = try #require(BluetoothAddress("C0:FF:EE:00:00:0A"))
         func identity(_ location: LobbyLocation) throws -> BeaconFrames.BeaconIdentity { try #require(location.beacon.beaconIdentity) }
-        func seen(_ location: LobbyLocation, at distance: Double) throws -> [ProximityEvent] {
-            [ProximityEvent(kind: .enter, time: 0, identity: try identity(location), address: address),
-             ProximityEvent(kind: .range, time: 0, identity: try identity(location), address: address, distance: distance, zone: .near)]
+        /// A range event `loss` dB below the 1 m power (the distance it carries is made up: the
+        /// choice must not depend on it).
+        func range(_ location: LobbyLocation, loss: Double) throws -> ProximityEvent {
+            ProximityEvent(kind: .range, time: 0, identity: try identity(location), address: address, filteredRSSI: -59 - loss,
+                           distance: 1, zone: .near, measuredPower: -59)
+        }
+        func seen(_ location: LobbyLocation, loss: Double) throws -> [ProximityEvent] {
+            [ProximityEvent(kind: .enter, time: 0, identity: try identity(location), address: address), try range(location, loss: loss)]
         }
         func lastSite() -> RangingSite?? { sites.withLock { $0.last } }
+        let hallSite = RangingSite(location: hall.id, name: "Hall", exponent: 2.35)
 
-        // A location without a profile is no site.
-        await locations.handle(try seen(plain, at: 0.5))
+        // A location without a profile is no site, however near.
+        await locations.handle(try seen(plain, loss: 1))
         #expect(await eventually { await locations.locations().map(\.name) == ["Plain"] })
         #expect(sites.withLock { $0.isEmpty }, "a location without a site profile changed the ranging")
 
-        await locations.handle(try seen(hall, at: 2))
-        #expect(await eventually { lastSite() == .some(RangingSite(location: hall.id, name: "Hall", exponent: 2.35)) })
-        await locations.handle(try seen(annex, at: 1))
+        await locations.handle(try seen(hall, loss: 12))
+        #expect(await eventually { lastSite() == .some(hallSite) })
+        await locations.handle(try seen(annex, loss: 6))
         #expect(await eventually { lastSite() == .some(RangingSite(location: annex.id, name: "Annex", exponent: 3.1)) })
         await locations.handle([ProximityEvent(kind: .exit, time: 5, identity: try identity(annex), address: address)])
-        #expect(lastSite() == .some(RangingSite(location: hall.id, name: "Hall", exponent: 2.35)))
+        #expect(lastSite() == .some(hallSite))
         await locations.handle([ProximityEvent(kind: .exit, time: 6, identity: try identity(hall), address: address)])
         #expect(lastSite() == .some(nil))
-        #expect(sites.withLock { $0.count } == 4, "one call per change: \(sites.withLock { $0 })")
+
+        // Plain's owner calibrates it while Alice is there: her next look-up finds the profile.
+        _ = try await owner.client.publishSiteProfile(location: plain.id, exponent: 2.0, distances: [1, 3], readings: 60)
+        let found = try await eventually {
+            await locations.handle([try range(plain, loss: 1)])
+            return lastSite() == .some(RangingSite(location: plain.id, name: "Plain", exponent: 2.0))
+        }
+        #expect(found, "\(sites.withLock { $0 })")
+        #expect(sites.withLock { $0.count } == 5, "one call per change: \(sites.withLock { $0 })")
     }
 }
