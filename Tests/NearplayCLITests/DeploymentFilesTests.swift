@@ -72,7 +72,8 @@ import Testing
     @Test func theBeaconIsATemplateOnTheLocationHardenedInGroupBluetooth() throws {
         let unit = try Self.parse("nearplay-beacon@.service")
         let service = try #require(unit["Service"])
-        #expect(service["ExecStart"] == ["/usr/local/bin/nearplay beacon --location %i"])
+        #expect(service["ExecStart"] == ["/usr/local/bin/nearplay beacon --location %i --profiles /etc/nearplay/ranging-profiles.json"],
+                "a dynamic user has no ~/.config: the site profile to publish comes from /etc")
         for (key, value) in Self.hardening { #expect(service[key] == [value], "\(key)") }
         #expect(service["SupplementaryGroups"] == ["bluetooth"])
         #expect(service["StateDirectory"] == ["nearplay-beacon/%i"], "the location is remembered per instance ($STATE_DIRECTORY)")
@@ -88,7 +89,7 @@ import Testing
         #expect(service["AmbientCapabilities"] == ["CAP_NET_RAW CAP_NET_ADMIN"])
         #expect(service["CapabilityBoundingSet"] == ["CAP_NET_RAW CAP_NET_ADMIN"])
         #expect(service["RestrictAddressFamilies"] == ["AF_BLUETOOTH"])
-        #expect(service["ExecStart"] == ["", "/usr/local/bin/nearplay beacon --location %i --backend hci"])
+        #expect(service["ExecStart"] == ["", "/usr/local/bin/nearplay beacon --location %i --backend hci --profiles /etc/nearplay/ranging-profiles.json"])
     }
 
     static var systemdAnalyze: String? {
