@@ -39,7 +39,7 @@ public struct EvaluationPlot: Sendable {
     public init(title: String) { self.title = title }
 
     /// Spacings of the time axis's ticks, in seconds.
-    public static let timeSteps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400]
+    static let timeSteps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400]
 
     /// "45 s", "12 min", "2 h 30 min": a duration as a person reads it.
     public static func duration(_ seconds: Double) -> String {
