@@ -8,6 +8,9 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
     /// LE Controller commands (OGF 0x08), §7.8.
     static func le(_ command: UInt16) -> HCIOpcode { HCIOpcode(group: 0x08, command: command) }
 
+    /// Reset (OGF 0x03, §7.3.2): the backend never sends it, but sees the kernel send it when it
+    /// brings the controller up again, which ends whatever was set up before.
+    public static let reset = HCIOpcode(group: 0x03, command: 0x0003)
     public static let leReadLocalSupportedFeatures = le(0x0003)
     public static let leSetAdvertisingParameters = le(0x0006)
     public static let leSetAdvertisingData = le(0x0008)
@@ -23,6 +26,7 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
 
     public var description: String {
         let names: [HCIOpcode: String] = [
+            .reset: "Reset",
             .leReadLocalSupportedFeatures: "LE Read Local Supported Features",
             .leSetAdvertisingParameters: "LE Set Advertising Parameters",
             .leSetAdvertisingData: "LE Set Advertising Data",

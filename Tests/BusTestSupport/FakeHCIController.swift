@@ -179,3 +179,63 @@ public enum HCIEvents {
         return [HCIEvent.h4EventPacketType, HCIEvent.leMetaEventCode, UInt8(parameters.count)] + parameters
     }
 }
+
+/// A model of the kernel's side of `hciN` as the raw HCI backend meets it: devices by index, each
+/// up or powered off, backed by a ``FakeController``, and the checks Debian 12's kernel (6.1)
+/// makes. Learned on the real stack (scripts/test-real-stack): `HCIGETDEVINFO` answers for a
+/// device that is down too (libbluetooth's `hci_devid` does not, which is why the backend no
+/// longer uses it), and `setsockopt(SOL_HCI, HCI_FILTER)` refuses a length under
+/// `sizeof(struct hci_ufilter)`, 16 bytes, with EINVAL.
+public final class FakeHCIKernel: @unchecked Sendable {
+    // @unchecked: everything mutable is behind `lock`.
+    public struct Device: Sendable {
+        public var up: Bool
+        public var controller: FakeController
+        public init(up: Bool, controller: FakeController) {
+            self.up = up
+            self.controller = controller
+        }
+    }
+
+    /// The kernel's `sizeof(struct hci_ufilter)`: u32 type mask, two u32 event mask words, u16
+    /// opcode, padded to the struct's 4-byte alignment.
+    public static let filterLength: socklen_t = 16
+
+    private let lock = NSLock()
+    private var devices: [UInt16: Device]
+    private var lengths: [socklen_t] = []
+
+    public init(_ devices: [UInt16: Device]) { self.devices = devices }
+
+    /// The lengths `HCI_FILTER` was set with, in order.
+    public var filterLengths: [socklen_t] { lock.withLock { lengths } }
+
+    public func setUp(_ index: UInt16, _ up: Bool) { lock.withLock { devices[index]?.up = up } }
+
+    public var kernel: HCIKernel {
+        HCIKernel(
+            deviceIsUp: { [self] index, up in
+                lock.withLock {
+                    guard let device = devices[index] else { return ENODEV }
+                    up = device.up
+                    return 0
+                }
+            },
+            openRaw: { [self] index, descriptor in
+                lock.withLock {
+                    guard let device = devices[index] else { return ENODEV }
+                    let fd = dup(device.controller.host)
+                    guard fd >= 0 else { return errno }
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                    descriptor = fd
+                    return 0
+                }
+            },
+            setFilter: { [self] _, _, length in
+                lock.withLock {
+                    lengths.append(length)
+                    return length < Self.filterLength ? EINVAL : 0
+                }
+            })
+    }
+}

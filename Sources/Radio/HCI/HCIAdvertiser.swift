@@ -57,8 +57,16 @@ public struct HCIAdvertiser: Advertiser {
                     try await run.require(.leSetAdvertisingEnable(true), on: link)
                 }
                 logger.notice("Advertising on Bluetooth controller \(controller.name) through raw HCI (\(extended ? "extended set" : "legacy commands")).")
-                // Nothing to read but the end: cancellation, or the controller going away.
-                for await _ in link.events {}
+                // Nothing to read but the end (cancellation, the controller going away) and a
+                // Reset the kernel sends when it brings the controller up again, which ends
+                // advertising: then set it up again.
+                reset: for await batch in link.events {
+                    for packet in batch.packets where (try? HCIEvent.commandResult(packet))?.opcode == .reset {
+                        logger.notice("Bluetooth controller \(controller.name) was reset (powered off and on); setting advertising up again.")
+                        link.close()
+                        break reset
+                    }
+                }
             } catch let error as RadioError where error.code == .adapterMissing && !Task.isCancelled {
                 // Gone during the setup: wait for it below.
             } catch {

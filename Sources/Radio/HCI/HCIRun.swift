@@ -233,6 +233,8 @@ struct HCIRun {
             return RadioError(.controllerUnresponsive, "Bluetooth controller \(name) did not answer \(opcode) within \(timeout.inSeconds) s: reset it (power it off and on, or unplug it) and try again.")
         case .gone(let code?) where code == EPERM || code == EACCES:
             return RadioError(.permissionDenied, HCIDevice.permissionAdvice(name, action: "send commands to", code: code))
+        case .gone(ENETDOWN?):
+            return RadioError(.adapterMissing, "Bluetooth controller \(name) was powered off.")
         case .gone(let code):
             return RadioError(.adapterMissing, "Bluetooth controller \(name) went away" + (code.map { " (\(String(cString: strerror($0))))" } ?? "") + ".")
         }

@@ -50,6 +50,7 @@ public struct HCIScanner: AdvertisementScanner {
         var saidForeign = false
         while let link = try await run.open() {
             var activity: HCIActivity?
+            var controllerWasReset = false
             do {
                 let extended = try await run.features(link).extendedAdvertising
                 try await run.recoverFromEarlierRun(link)
@@ -79,14 +80,24 @@ public struct HCIScanner: AdvertisementScanner {
                             malformed += 1
                             logger.debug("Skipped a malformed advertising report from \(controller.name): \(error).")
                         }
-                        if !saidForeign, let result = try? HCIEvent.commandResult(packet), Self.scanCommands.contains(result.opcode) {
-                            saidForeign = true
-                            logger.warning("Another program (bluetoothd?) sent \(result.opcode) to \(controller.name) during this scan; if reports stop, stop it or use --backend bluez.")
+                        if let result = try? HCIEvent.commandResult(packet) {
+                            if result.opcode == .reset { controllerWasReset = true }
+                            if !saidForeign, Self.scanCommands.contains(result.opcode) {
+                                saidForeign = true
+                                logger.warning("Another program (bluetoothd?) sent \(result.opcode) to \(controller.name) during this scan; if reports stop, stop it or use --backend bluez.")
+                            }
                         }
                     }
                     for advertisement in heard where advertisement.rssi.map({ $0 >= rssiThreshold }) ?? true {
                         await receive(advertisement)
                     }
+                    if controllerWasReset { break }
+                }
+                if controllerWasReset {
+                    // The kernel brought the controller up again (bluetoothd restarted, someone
+                    // powered it off and on): scanning ended with the reset.
+                    logger.notice("Bluetooth controller \(controller.name) was reset (powered off and on); setting scanning up again.")
+                    link.close()
                 }
             } catch let error as RadioError where error.code == .adapterMissing && !Task.isCancelled {
                 // Gone during the setup: wait for it below, as when it goes mid-scan.
