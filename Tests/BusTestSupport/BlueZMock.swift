@@ -80,6 +80,19 @@ public final class BlueZMock: @unchecked Sendable {
         return reply.first?.stringValue.flatMap(DBusObjectPath.init) ?? "/"
     }
 
+    /// An adapter as the real bluetoothd shows it just after a restart: powered off and without
+    /// LEAdvertisingManager1 until ``addAdvertisingManager(_:)``.
+    @discardableResult
+    public func addAdapterAsAfterRestart(_ name: String = "hci0") async throws -> DBusObjectPath {
+        let reply = try await call("AddAdapterAsAfterRestart", [.string(name)])
+        return reply.first?.stringValue.flatMap(DBusObjectPath.init) ?? "/"
+    }
+
+    /// Adds LEAdvertisingManager1 to an adapter that came without it.
+    public func addAdvertisingManager(_ name: String = "hci0") async throws {
+        _ = try await call("AddAdvertisingManager", [.string(name)])
+    }
+
     public func removeAdapter(_ name: String = "hci0") async throws {
         _ = try await call("RemoveAdapterWithDevices", [.string(name)])
     }

@@ -180,3 +180,47 @@ def ReleaseAdvertisements(_self, device_name):
     adapter.advertisements.clear()
     registered.clear()
     _update_counts(adapter)
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="s")
+def AddAdapterAsAfterRestart(self, device_name):
+    """An adapter as the real bluetoothd 5.66 shows it just after `systemctl restart bluetooth`
+    (seen in scripts/test-real-stack): Adapter1 first, powered off, and no LEAdvertisingManager1
+    until Mock.AddAdvertisingManager, which bluetoothd adds once the kernel told it the
+    controller's advertising features."""
+    bluez = mockobject.objects["/org/bluez"]
+    enabled = bluez.enable_advertise_api
+    bluez.enable_advertise_api = False
+    try:
+        path = base.AddAdapter(self, device_name, "nearplay-test")
+    finally:
+        bluez.enable_advertise_api = enabled
+    _adapter(device_name).UpdateProperties(base.ADAPTER_IFACE, {"Powered": dbus.Boolean(False)})
+    return path
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="")
+def AddAdvertisingManager(_self, device_name):
+    """Adds LEAdvertisingManager1 to an adapter that has none yet, with InterfacesAdded."""
+    adapter = mockobject.objects["/org/bluez/" + device_name]
+    limit = getattr(adapter, "advertising_limit", base.MAX_ADVERTISEMENT_INSTANCES)
+    properties = {
+        "ActiveInstances": dbus.Byte(0),
+        "SupportedInstances": dbus.Byte(limit),
+        "SupportedIncludes": dbus.Array(["tx-power", "appearance", "local-name"], signature="s"),
+    }
+    adapter.AddProperties(base.LE_ADVERTISING_MANAGER_IFACE, properties)
+    adapter.AddMethods(
+        base.LE_ADVERTISING_MANAGER_IFACE,
+        [
+            ("RegisterAdvertisement", "oa{sv}", "", RegisterAdvertisement),
+            ("UnregisterAdvertisement", "o", "", UnregisterAdvertisement),
+        ],
+    )
+    adapter.advertisements = []
+    mockobject.objects["/"].EmitSignal(
+        base.OBJECT_MANAGER_IFACE,
+        "InterfacesAdded",
+        "oa{sa{sv}}",
+        [dbus.ObjectPath("/org/bluez/" + device_name), {base.LE_ADVERTISING_MANAGER_IFACE: properties}],
+    )

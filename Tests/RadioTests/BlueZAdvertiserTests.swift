@@ -101,6 +101,30 @@ import Testing
         #expect(again?.properties["Type"] == .string("broadcast"))
     }
 
+    /// As the real bluetoothd 5.66 does after `systemctl restart bluetooth` (scripts/test-real-stack):
+    /// the named adapter comes back powered off, and LEAdvertisingManager1 a moment after Adapter1.
+    /// That is waited for, not taken as "this adapter cannot advertise".
+    @Test func registersAgainWhenTheAdvertisingManagerComesAfterTheAdapter() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez, adapter: "hci0")
+        defer { task.cancel() }
+        #expect(try await Self.waitForRegistration(bluez) != nil)
+        bluez.mock.kill()
+        try await bluez.mock.start()
+        try await bluez.mock.addAdapterAsAfterRestart("hci0")
+        try await Task.sleep(for: .seconds(1))
+        try await bluez.mock.addAdvertisingManager("hci0")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await bluez.mock.registeredAdvertisement() == nil, "not registered while the adapter is off")
+        try await bluez.mock.setPowered(true)
+        let again = try await Self.waitForRegistration(bluez, within: .seconds(30))
+        #expect(again?.properties["Type"] == .string("broadcast"))
+        task.cancel()
+        // It was still running (not ended by an error) when it was cancelled.
+        await #expect(throws: Never.self) { try await task.value }
+    }
+
     @Test func waitsForAnAdapterThatIsOffThenAdvertises() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }

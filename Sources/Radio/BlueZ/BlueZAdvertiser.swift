@@ -76,7 +76,14 @@ private struct AdvertiseRun {
     enum Input: Sendable {
         case bluez(BlueZManager.Event)
         case released
+        /// Time to look again whether the named adapter has gained LEAdvertisingManager1.
+        case recheck
     }
+
+    /// How long a named adapter may lack LEAdvertisingManager1 before that is taken as final.
+    /// bluetoothd adds Adapter1 first and LEAdvertisingManager1 only once the kernel told it the
+    /// controller's advertising features, which takes a moment after it (re)starts.
+    static let advertisingManagerGrace: Duration = .seconds(10)
 
     let advertiser: BlueZAdvertiser
     let payload: AdvertisingPayload
@@ -86,6 +93,8 @@ private struct AdvertiseRun {
     var registeredOn: DBusObjectPath?
     var lastNotice = ""
     var said = Set<String>()
+    /// Since when the named adapter has been seen without LEAdvertisingManager1.
+    var withoutManagerSince: ContinuousClock.Instant?
 
     var logger: Logger { advertiser.logger }
     var manager: BlueZManager { advertiser.manager }
@@ -114,12 +123,15 @@ private struct AdvertiseRun {
                 logger.notice("BlueZ released the advertisement; registering it again when the adapter is ready.")
                 registeredOn = nil
                 try await reconcile(events: input)
+            case .recheck:
+                try await reconcile(events: input)
             case .bluez(.ready(let session, _)):
                 self.session = session
                 registeredOn = nil
                 try await reconcile(events: input)
             case .bluez(.serviceStopped):
                 registeredOn = nil
+                withoutManagerSince = nil
                 notice("The Bluetooth service (bluetoothd) stopped; waiting for it to come back.")
             case .bluez(.disconnected):
                 session = nil
@@ -165,13 +177,30 @@ private struct AdvertiseRun {
               let capacity = adapter.advertising
         else {
             if let name = advertiser.adapterName, await manager.adapters.contains(where: { $0.name == name }) {
+                // After a restart bluetoothd shows the adapter before its advertising manager:
+                // wait a while before calling it final.
+                let now = ContinuousClock.now
+                let since = withoutManagerSince ?? now
+                if withoutManagerSince == nil {
+                    withoutManagerSince = now
+                    let grace = Self.advertisingManagerGrace
+                    Task {
+                        try? await Task.sleep(for: grace)
+                        events.yield(.recheck)
+                    }
+                }
+                guard since.duration(to: now) >= Self.advertisingManagerGrace else {
+                    notice("Bluetooth adapter \(name) has no LEAdvertisingManager1 yet; waiting for bluetoothd to add it.")
+                    return
+                }
                 throw RadioError(.adapterUnusable,
-                                 "Bluetooth adapter \(name) cannot advertise through BlueZ (no LEAdvertisingManager1); "
-                                     + "it needs Bluetooth LE and BlueZ 5.43 or later.")
+                                 "Bluetooth adapter \(name) cannot advertise through BlueZ (no LEAdvertisingManager1 after "
+                                     + "\(Self.advertisingManagerGrace.components.seconds) s); it needs Bluetooth LE and BlueZ 5.43 or later.")
             }
             notice("No Bluetooth adapter that can advertise; waiting for one to appear.")
             return
         }
+        withoutManagerSince = nil
         guard adapter.powered else {
             notice("Bluetooth adapter \(adapter.name) is powered off: run `bluetoothctl power on`. Waiting for it.")
             return
