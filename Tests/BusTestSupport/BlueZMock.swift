@@ -133,6 +133,13 @@ public final class BlueZMock: @unchecked Sendable {
         return (sender, path, properties)
     }
 
+    /// The registered advertisements the mock's controller is sending: a power-off drops them
+    /// while bluetoothd keeps the registrations, as on the real stack.
+    public func advertisementsOnAir(adapter: String = "hci0") async throws -> [String] {
+        let reply = try await call("AdvertisementsOnAir", [.string(adapter)])
+        return reply.first?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
     public func setAdvertisingLimit(_ limit: UInt8, adapter: String = "hci0") async throws {
         _ = try await call("SetAdvertisingLimit", [.string(adapter), .byte(limit)])
     }

@@ -68,6 +68,8 @@ def RegisterAdvertisement(adapter, adv_path, options):  # pylint: disable=unused
         )
     sender, props = _read_back(adapter, adv_path)
     adapter.advertisements.append(adv_path)
+    if adapter.props[base.ADAPTER_IFACE].get("Powered"):
+        _on_air(adapter).add(adv_path)
     if not hasattr(adapter, "advertisement_properties"):
         adapter.advertisement_properties = {}
     adapter.advertisement_properties[adv_path] = (sender, props)
@@ -79,6 +81,7 @@ def UnregisterAdvertisement(adapter, adv_path):
         raise dbus.exceptions.DBusException("Unknown advertisement: " + adv_path, name="org.bluez.Error.DoesNotExist")
     adapter.advertisements.remove(adv_path)
     adapter.advertisement_properties.pop(adv_path, None)
+    _on_air(adapter).discard(adv_path)
     _update_counts(adapter)
 
 
@@ -102,11 +105,29 @@ class _AdapterProperties(dict):
 
     def __setitem__(self, key, value):
         if key == "Powered" and not value:
+            # As the real kernel and bluetoothd 5.66 do (seen in scripts/test-real-stack): the
+            # kernel drops every advertising instance, bluetoothd keeps the registrations and
+            # does not put them on the air again at power-on.
+            _on_air(self.adapter).clear()
             self.adapter.power_offs = getattr(self.adapter, "power_offs", 0) + 1
             if getattr(self.adapter, "stalled_until", "") == "power":
                 self.adapter.stalled_until = ""
             super().__setitem__("Discovering", dbus.Boolean(False))
         super().__setitem__(key, value)
+
+
+def _on_air(adapter):
+    """The registered advertisements the controller is sending: registered while powered, and
+    not since dropped by a power-off."""
+    if not hasattr(adapter, "on_air"):
+        adapter.on_air = set()
+    return adapter.on_air
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="ao")
+def AdvertisementsOnAir(_self, device_name):
+    adapter = _adapter(device_name)
+    return dbus.Array([dbus.ObjectPath(p) for p in sorted(_on_air(adapter))], signature="o")
 
 
 # AddAdapter (in the base template) looks these up in its own module when it runs.

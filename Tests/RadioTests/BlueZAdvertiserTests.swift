@@ -125,6 +125,26 @@ import Testing
         await #expect(throws: Never.self) { try await task.value }
     }
 
+    /// Powered off and on (`bluetoothctl power off`, rfkill): the kernel dropped the instance and
+    /// bluetoothd does not restore it, so the advertiser registers again.
+    @Test func isOnTheAirAgainAfterThePowerCycle() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let task = Self.advertise(on: bluez)
+        defer { task.cancel() }
+        #expect(try await Self.waitForRegistration(bluez) != nil)
+        #expect(try await bluez.mock.advertisementsOnAir().count == 1)
+        try await bluez.mock.setPowered(false)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await bluez.mock.advertisementsOnAir().isEmpty)
+        try await bluez.mock.setPowered(true)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await bluez.mock.advertisementsOnAir().isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await bluez.mock.advertisementsOnAir().count == 1, "registered again once powered on")
+    }
+
     @Test func waitsForAnAdapterThatIsOffThenAdvertises() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }

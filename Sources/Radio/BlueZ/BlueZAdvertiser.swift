@@ -160,8 +160,16 @@ private struct AdvertiseRun {
                changed[BlueZ.Property.powered] != nil || invalidated.contains(BlueZ.Property.powered)
             {
                 if path == registeredOn, await manager.adapter(at: path)?.powered == false {
-                    // bluetoothd keeps the registration over a power cycle; we only report it.
+                    // Powering off makes the kernel drop the advertising instance (MGMT Advertising
+                    // Removed), yet bluetoothd 5.66 keeps the registration and does not add it
+                    // again at power-on (seen on the real stack): unregister now, register again
+                    // when the adapter is back on.
                     notice("Bluetooth adapter \(path.lastElement) was powered off; advertising resumes when it is back on.")
+                    if let session {
+                        try? await session.call(path, BlueZ.advertisingManagerInterface, BlueZ.Method.unregisterAdvertisement,
+                                                [.objectPath(self.path)], timeout: .seconds(2))
+                    }
+                    registeredOn = nil
                 }
                 try await reconcile(events: events)
             }
