@@ -12,8 +12,9 @@ import Testing
     static let payload = AdvertisingPayload(manufacturerData: [0x004C: beacon.manufacturerData])
 
     /// Starts advertising in the background; returns the task.
-    static func advertise(on bluez: MockedBlueZ, adapter: String? = nil) -> Task<Void, any Error> {
-        let advertiser = BlueZAdvertiser(adapterName: adapter, busAddress: bluez.address)
+    static func advertise(on bluez: MockedBlueZ, adapter: String? = nil, grace: Duration = .seconds(10)) -> Task<Void, any Error> {
+        var advertiser = BlueZAdvertiser(adapterName: adapter, busAddress: bluez.address)
+        advertiser.advertisingManagerGrace = grace
         return Task { try await advertiser.advertise(payload) }
     }
 
@@ -107,13 +108,14 @@ import Testing
     @Test func registersAgainWhenTheAdvertisingManagerComesAfterTheAdapter() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }
-        let task = Self.advertise(on: bluez, adapter: "hci0")
+        let task = Self.advertise(on: bluez, adapter: "hci0", grace: .seconds(1))
         defer { task.cancel() }
         #expect(try await Self.waitForRegistration(bluez) != nil)
         bluez.mock.kill()
         try await bluez.mock.start()
         try await bluez.mock.addAdapterAsAfterRestart("hci0")
-        try await Task.sleep(for: .seconds(1))
+        // Longer than the grace: this adapter advertised before, so it is waited for.
+        try await Task.sleep(for: .seconds(2))
         try await bluez.mock.addAdvertisingManager("hci0")
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await bluez.mock.registeredAdvertisement() == nil, "not registered while the adapter is off")
@@ -123,6 +125,21 @@ import Testing
         task.cancel()
         // It was still running (not ended by an error) when it was cancelled.
         await #expect(throws: Never.self) { try await task.value }
+    }
+
+    /// A named adapter that never gains LEAdvertisingManager1 (BR/EDR only, or an old BlueZ):
+    /// after the grace the advertiser says so, rather than waiting for ever.
+    @Test func saysWhenANamedAdapterCannotAdvertise() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        try await bluez.mock.removeAdapter("hci0")
+        try await bluez.mock.addAdapterAsAfterRestart("hci0")
+        try await bluez.mock.setPowered(true)
+        let task = Self.advertise(on: bluez, adapter: "hci0", grace: .seconds(1))
+        await #expect { try await task.value } throws: { error in
+            (error as? RadioError)?.code == .adapterUnusable
+                && (error as? RadioError)?.message.contains("cannot advertise through BlueZ (no LEAdvertisingManager1") == true
+        }
     }
 
     /// Powered off and on (`bluetoothctl power off`, rfkill): the kernel dropped the instance and

@@ -13,6 +13,12 @@ public struct BlueZAdvertiser: Advertiser {
     /// `hci0` and so on; nil takes the first powered adapter.
     public var adapterName: String?
     public var logger: Logger
+    /// How long the named adapter may lack LEAdvertisingManager1 before the advertiser says it
+    /// cannot advertise. bluetoothd adds Adapter1 first and LEAdvertisingManager1 only once the
+    /// kernel told it the controller's advertising features. Once the advertisement has been
+    /// registered, a missing manager (a restart, the controller re-added) is waited for without
+    /// limit.
+    public var advertisingManagerGrace: Duration = .seconds(10)
     /// The bus bluetoothd is on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default).
     public var busAddress: String? { manager.busAddress }
     /// Where the advertisement object is served: the first advertiser on a manager uses this
@@ -80,11 +86,6 @@ private struct AdvertiseRun {
         case recheck
     }
 
-    /// How long a named adapter may lack LEAdvertisingManager1 before that is taken as final.
-    /// bluetoothd adds Adapter1 first and LEAdvertisingManager1 only once the kernel told it the
-    /// controller's advertising features, which takes a moment after it (re)starts.
-    static let advertisingManagerGrace: Duration = .seconds(10)
-
     let advertiser: BlueZAdvertiser
     let payload: AdvertisingPayload
     let path: DBusObjectPath
@@ -95,6 +96,10 @@ private struct AdvertiseRun {
     var said = Set<String>()
     /// Since when the named adapter has been seen without LEAdvertisingManager1.
     var withoutManagerSince: ContinuousClock.Instant?
+    /// Whether bluetoothd has taken the advertisement once in this run: the adapter can
+    /// advertise, so a missing LEAdvertisingManager1 later (a restart, the controller
+    /// re-added) is waited for however long it takes.
+    var registeredOnce = false
 
     var logger: Logger { advertiser.logger }
     var manager: BlueZManager { advertiser.manager }
@@ -189,22 +194,28 @@ private struct AdvertiseRun {
                 // wait a while before calling it final.
                 let now = ContinuousClock.now
                 let since = withoutManagerSince ?? now
+                if registeredOnce {
+                    notice("Bluetooth adapter \(name) has no LEAdvertisingManager1 yet; waiting for bluetoothd to add it.")
+                    return
+                }
                 if withoutManagerSince == nil {
                     withoutManagerSince = now
-                    let grace = Self.advertisingManagerGrace
+                    let grace = advertiser.advertisingManagerGrace
                     Task {
                         try? await Task.sleep(for: grace)
                         events.yield(.recheck)
                     }
                 }
-                guard since.duration(to: now) >= Self.advertisingManagerGrace else {
+                guard since.duration(to: now) >= advertiser.advertisingManagerGrace else {
                     notice("Bluetooth adapter \(name) has no LEAdvertisingManager1 yet; waiting for bluetoothd to add it.")
                     return
                 }
                 throw RadioError(.adapterUnusable,
                                  "Bluetooth adapter \(name) cannot advertise through BlueZ (no LEAdvertisingManager1 after "
-                                     + "\(Self.advertisingManagerGrace.components.seconds) s); it needs Bluetooth LE and BlueZ 5.43 or later.")
+                                     + "\(advertiser.advertisingManagerGrace.components.seconds) s); it needs Bluetooth LE and BlueZ 5.43 or later.")
             }
+            // The grace starts again when the adapter comes back.
+            withoutManagerSince = nil
             notice("No Bluetooth adapter that can advertise; waiting for one to appear.")
             return
         }
@@ -247,6 +258,7 @@ private struct AdvertiseRun {
             }
         }
         registeredOn = adapter.path
+        registeredOnce = true
         notice("Advertising on Bluetooth adapter \(adapter.name) (\(adapter.address)).")
     }
 
