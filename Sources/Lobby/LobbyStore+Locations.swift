@@ -46,7 +46,7 @@ extension LobbyStore {
     }
 
     /// Publishes the site profile of a location the caller owns (its beacon device does, with
-    /// the profile calibrated there); another player's location is `forbidden`.
+    /// the profile calibrated there); another player's location is not found.
     public func publishSiteProfile(_ playerId: Int64, location id: Int64, exponent: Double, distances: [Double], readings: Int) async throws -> Location {
         guard exponent.isFinite, (1...6).contains(exponent) else {
             throw LobbyError.invalid("exponent", "must be a path-loss exponent between 1 and 6, got \(exponent).")
@@ -63,7 +63,9 @@ extension LobbyStore {
                 throw LobbyError.locationNotFound(id)
             }
             guard owner == playerId else {
-                throw LobbyError(.forbidden, "notLocationOwner", "Location \(id) is not yours: only the player who registered it publishes its site profile.")
+                // Only the owner publishes; to others the location answers as it would if it were
+                // not there, so no one learns which ids are registered by trying.
+                throw LobbyError.locationNotFound(id)
             }
             let encoded = String(decoding: try JSONEncoder().encode(distances), as: UTF8.self)
             try db.cached("""
