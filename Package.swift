@@ -229,6 +229,11 @@ let package = Package(
             path: "Benchmarks/LobbySoak"
         ),
         .executableTarget(
+            name: "nearplay-localapi-bench",
+            dependencies: ["Agent"],
+            path: "Benchmarks/LocalAPIBenchmark"
+        ),
+        .executableTarget(
             name: "nearplay-stats-bench",
             dependencies: ["Lobby", "Minigames", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/StatsBenchmark"
