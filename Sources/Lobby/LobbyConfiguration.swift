@@ -32,6 +32,11 @@ public struct LobbyConfiguration: Sendable {
     /// How long the idempotency keys of invitations and encounter reports are kept, in seconds: a
     /// retry with the same key within this time is answered as the first request was.
     public var requestKeyLifetime: TimeInterval
+    /// How long events stay in the feed (`GET /v1/events`), in seconds: an agent offline longer
+    /// resumes with what is left.
+    public var eventRetention: TimeInterval
+    /// How long `peerReading` events stay, in seconds: they matter only while two players are near.
+    public var peerReadingRetention: TimeInterval
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -46,7 +51,9 @@ public struct LobbyConfiguration: Sendable {
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         bcryptCost: UInt8 = 12,
         maximumPhotoBytes: Int = 512 * 1024,
-        requestKeyLifetime: TimeInterval = 7 * 24 * 3600
+        requestKeyLifetime: TimeInterval = 7 * 24 * 3600,
+        eventRetention: TimeInterval = 30 * 24 * 3600,
+        peerReadingRetention: TimeInterval = 3600
     ) {
         self.deploymentUUID = deploymentUUID
         self.maximumOpenGames = maximumOpenGames
@@ -61,6 +68,8 @@ public struct LobbyConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.maximumPhotoBytes = maximumPhotoBytes
         self.requestKeyLifetime = requestKeyLifetime
+        self.eventRetention = eventRetention
+        self.peerReadingRetention = peerReadingRetention
     }
 
     /// This configuration with its minigame names in the catalog's spelling; throws an

@@ -175,4 +175,17 @@ extension LobbyStore {
             try context.db.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
         }
     }
+
+    /// Deletes events older than ``LobbyConfiguration/eventRetention`` (peer readings, which
+    /// matter only while two players are near, after ``LobbyConfiguration/peerReadingRetention``),
+    /// so the feed does not grow for ever. A client resuming from an older cursor gets what is left.
+    public func pruneEvents() async throws {
+        let retention = configuration.eventRetention
+        let readings = configuration.peerReadingRetention
+        try await write { context in
+            try context.db.execute(sql: "DELETE FROM event WHERE at < ?", arguments: [context.now.addingTimeInterval(-retention).unixTime])
+            try context.db.execute(sql: "DELETE FROM event WHERE kind = ? AND at < ?",
+                                   arguments: [LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime])
+        }
+    }
 }

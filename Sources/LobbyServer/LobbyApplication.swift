@@ -47,7 +47,8 @@ public func buildLobbyApplication(
 }
 
 /// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
-/// players hear of it even when nobody calls the API; forgets request keys past their lifetime.
+/// players hear of it even when nobody calls the API; forgets request keys past their lifetime and
+/// events past their retention.
 struct ExpirySweeper: Service {
     let store: LobbyStore
     let logger: Logger
@@ -58,6 +59,7 @@ struct ExpirySweeper: Service {
             do {
                 try await store.expireInvitations()
                 try await store.pruneRequestKeys()
+                try await store.pruneEvents()
             } catch {
                 logger.error("Expiring invitations or old request keys failed: \(error)")
             }

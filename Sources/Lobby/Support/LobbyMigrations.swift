@@ -172,6 +172,10 @@ enum LobbyMigrations {
         registerStatistics(&migrator)
         migrator.registerMigration("v4-two-way-readings", migrate: TwoWayMigration.v4)
         migrator.registerMigration("v5-site-profiles", migrate: SiteProfileMigration.v5)
+        // The sweeper deletes events by age (`pruneEvents`): without this it would scan the table.
+        migrator.registerMigration("v6-event-age") { db in
+            try db.create(index: "event_age", on: "event", columns: ["at"])
+        }
         return migrator
     }
 }
