@@ -37,6 +37,10 @@ public struct LobbyConfiguration: Sendable {
     public var eventRetention: TimeInterval
     /// How long `peerReading` events stay, in seconds: they matter only while two players are near.
     public var peerReadingRetention: TimeInterval
+    /// How long a deleted player's username (and any that looks like it) stays reserved, in seconds.
+    public var usernameReservation: TimeInterval
+    /// New locations one account may register in 24 hours.
+    public var locationsPerDay: Int
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -53,7 +57,9 @@ public struct LobbyConfiguration: Sendable {
         maximumPhotoBytes: Int = 512 * 1024,
         requestKeyLifetime: TimeInterval = 7 * 24 * 3600,
         eventRetention: TimeInterval = 30 * 24 * 3600,
-        peerReadingRetention: TimeInterval = 3600
+        peerReadingRetention: TimeInterval = 3600,
+        usernameReservation: TimeInterval = 90 * 24 * 3600,
+        locationsPerDay: Int = 5
     ) {
         self.deploymentUUID = deploymentUUID
         self.maximumOpenGames = maximumOpenGames
@@ -70,6 +76,8 @@ public struct LobbyConfiguration: Sendable {
         self.requestKeyLifetime = requestKeyLifetime
         self.eventRetention = eventRetention
         self.peerReadingRetention = peerReadingRetention
+        self.usernameReservation = usernameReservation
+        self.locationsPerDay = locationsPerDay
     }
 
     /// This configuration with its minigame names in the catalog's spelling; throws an

@@ -19,6 +19,16 @@ extension LobbyStore {
             if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
             }
+            // One that looks like a player's (aIice beside alice), or like a player's deleted
+            // within the reservation, would pass for that player.
+            let skeleton = UsernameSkeleton.of(username)
+            let reservedSince = context.now.addingTimeInterval(-self.configuration.usernameReservation).unixTime
+            if try Bool.fetchOne(db.cached("""
+                SELECT EXISTS (SELECT 1 FROM player WHERE usernameSkeleton = ? AND (deletedAt IS NULL OR deletedAt > ?))
+                """), arguments: [skeleton, reservedSince]) ?? false {
+                throw LobbyError(.conflict, "usernameTaken",
+                                 "The username \(username) is taken or looks like one that is (I, l and 1 or O and 0 read alike): choose another one.")
+            }
             if try PlayerRecord.filter(Column("email") == email).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "emailTaken", "An account with this e-mail address exists: log in instead.")
             }
@@ -30,7 +40,7 @@ extension LobbyStore {
             var record = PlayerRecord(
                 id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
                 passwordHash: hash, beaconMajor: next / 65536, beaconMinor: next % 65536, photoVersion: 0,
-                createdAt: context.now, deletedAt: nil)
+                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton)
             try record.insert(db)
             return self.playerView(record)
         }

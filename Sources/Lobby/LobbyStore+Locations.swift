@@ -27,6 +27,13 @@ extension LobbyStore {
                 try self.scheduleTournaments(&context, locationId: id)
                 return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: false)
             }
+            // New names are rationed per account, so one account cannot squat them.
+            let recent = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?"),
+                                          arguments: [ownerId, context.now.addingTimeInterval(-86400).unixTime]) ?? 0
+            guard recent < self.configuration.locationsPerDay else {
+                throw LobbyError(.conflict, "locationLimitReached",
+                                 "You registered \(recent) locations in the last 24 hours, the most one account may: register the next one tomorrow.")
+            }
             let count = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location")) ?? 0
             guard count < LocationBeacon.maximumLocations else {
                 throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")

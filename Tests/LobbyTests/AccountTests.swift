@@ -145,7 +145,10 @@ import Testing
         await #expect(throws: LobbyError.self) {
             try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
         }
-        // The username is free again for somebody new; the email too.
-        try await lobby.player("bob")
+        // The username stays reserved (so nobody passes for bob at once); the email is free.
+        let reserved = await #expect(throws: LobbyError.self) { try await lobby.player("bob") }
+        #expect(reserved?.code == "usernameTaken")
+        _ = try await lobby.store.register(Registration(
+            username: "robert", firstName: "Robert", lastName: "Last", email: "bob@example.org", password: "password-123"))
     }
 }
