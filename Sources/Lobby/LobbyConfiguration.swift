@@ -37,6 +37,9 @@ public struct LobbyConfiguration: Sendable {
     public var eventRetention: TimeInterval
     /// How long `peerReading` events stay, in seconds: they matter only while two players are near.
     public var peerReadingRetention: TimeInterval
+    /// Events held for a live (WebSocket) client that has not taken them yet; past it the client
+    /// is sent the rest from the feed.
+    public var liveEventBuffer: Int
     /// How long a deleted player's username (and any that looks like it) stays reserved, in seconds.
     public var usernameReservation: TimeInterval
     /// New locations one account may register in 24 hours.
@@ -58,6 +61,7 @@ public struct LobbyConfiguration: Sendable {
         requestKeyLifetime: TimeInterval = 7 * 24 * 3600,
         eventRetention: TimeInterval = 30 * 24 * 3600,
         peerReadingRetention: TimeInterval = 3600,
+        liveEventBuffer: Int = 1024,
         usernameReservation: TimeInterval = 90 * 24 * 3600,
         locationsPerDay: Int = 5
     ) {
@@ -76,6 +80,7 @@ public struct LobbyConfiguration: Sendable {
         self.requestKeyLifetime = requestKeyLifetime
         self.eventRetention = eventRetention
         self.peerReadingRetention = peerReadingRetention
+        self.liveEventBuffer = liveEventBuffer
         self.usernameReservation = usernameReservation
         self.locationsPerDay = locationsPerDay
     }
@@ -87,6 +92,9 @@ public struct LobbyConfiguration: Sendable {
         copy.enabledMinigames = try Self.minigames(enabledMinigames)
         guard roundsPerGame >= 1 else {
             throw LobbyError.invalid("roundsPerGame", "a game needs at least 1 round, got \(roundsPerGame).")
+        }
+        guard liveEventBuffer >= 1 else {
+            throw LobbyError.invalid("liveEventBuffer", "a live client needs room for at least 1 event, got \(liveEventBuffer).")
         }
         return copy
     }

@@ -13,7 +13,7 @@ import Logging
 public final class LobbyStore: Sendable {
     public let configuration: LobbyConfiguration
     /// Live fan-out of committed events.
-    public let events = EventHub()
+    public let events: EventHub
     let sessions = SessionCache()
     let database: DatabasePool
     let checkpointer: WALCheckpointer
@@ -40,6 +40,7 @@ public final class LobbyStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let configuration = try configuration.validated()
+        events = EventHub(bufferSize: configuration.liveEventBuffer)
         database = try DatabasePool(path: path, configuration: databaseConfiguration)
         try LobbyMigrations.migrator.migrate(database)
         checkpointer = try WALCheckpointer(path: path, logger: logger, metrics: metrics) { [database] work in
