@@ -16,7 +16,7 @@ struct LobbyServe: AsyncParsableCommand {
         discussion: """
             Prints "lobby listening on http://HOST:PORT" once it accepts connections (with --port 0 \
             the system picks the port). SIGTERM or Ctrl-C drains in-flight requests for at most \
-            3 s, closes every connection, then closes the database cleanly.
+            2 s, closes every connection, then closes the database cleanly.
             """
     )
 

@@ -32,7 +32,9 @@ import Testing
         let reply = try await blocking { try AgentClient(path: server.path).send(.status) }
         let took = ContinuousClock.now - started
         #expect(String(decoding: reply, as: UTF8.self).contains(Self.answer))
-        #expect(took < .seconds(1), "a status took \(took) beside twenty clients that do not read")
+        // About 2 ms alone; before, twenty such clients made it time out. The bound leaves room for
+        // a machine busy with the other suites.
+        #expect(took < .seconds(5), "a status took \(took) beside twenty clients that do not read")
 
         let held = server.held
         #expect(held.connections >= 20)
@@ -40,17 +42,18 @@ import Testing
         #expect(held.unreadReplyBytes <= 20 * (256 * 1024 + 2048), "answer bytes held: \(held.unreadReplyBytes)")
     }
 
+    /// Before, each request left about 8 KB on its connection until it closed.
     @Test func aConnectionKeepsNothingOfTheRequestsItWasAnswered() async throws {
         let folder = try TemporaryFolder()
         let server = try server(folder)
         defer { server.stop() }
-        let lines = Array(repeating: AgentRequest.status.line, count: 20_000)
+        let lines = Array(repeating: AgentRequest.status.line, count: 3_000)
         let answers = try await blocking { try rawExchange(server.path, lines, keepOpen: true) }
         #expect(answers.lines.count == lines.count)
         try await Task.sleep(for: .milliseconds(100))
         let held = server.held
         #expect(held.connections == 1, "the connection is still open")
-        #expect(held.requests == 0 && held.unreadReplyBytes == 0, "held after 20,000 answered requests: \(held)")
+        #expect(held.requests == 0 && held.unreadReplyBytes == 0, "held after 3,000 answered requests: \(held)")
         answers.close()
     }
 }
@@ -106,7 +109,8 @@ struct OpenExchange: Sendable {
 /// Sends raw lines on one connection, reading answers as it goes, and leaves it open.
 func rawExchange(_ path: String, _ lines: [String], keepOpen: Bool) throws -> OpenExchange {
     let fd = try connectUnix(path)
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    // Generous: under the whole suite other tests can hold the task pool for seconds.
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let writer = Thread {
         let text = Array((lines.joined(separator: "\n") + "\n").utf8)

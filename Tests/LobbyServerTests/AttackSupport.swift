@@ -16,6 +16,14 @@ extension ConnectionLimits {
     static let quick = ConnectionLimits(
         headTimeout: .seconds(1), bodyTimeout: .seconds(1), idleTimeout: .seconds(1), drainTimeout: .seconds(1),
         maximumConnectionsPerAddress: 4, maximumConnections: 1000, maximumHeadBytes: 4096)
+
+    /// ``quick`` but 30 s for the first head: for tests that send right after connecting, which a
+    /// machine busy with other suites may not do within a second.
+    static let quickAfterTheHead: ConnectionLimits = {
+        var limits = ConnectionLimits.quick
+        limits.headTimeout = .seconds(30)
+        return limits
+    }()
 }
 
 /// Runs `body` against a live lobby (a fresh store) held to `limits`, with its port.

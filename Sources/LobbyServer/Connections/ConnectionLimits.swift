@@ -31,7 +31,7 @@ public struct ConnectionLimits: Sendable, Equatable {
 
     public init(
         headTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(30),
-        drainTimeout: Duration = .seconds(3), maximumConnectionsPerAddress: Int = 64, maximumConnections: Int = 16_000,
+        drainTimeout: Duration = .seconds(2), maximumConnectionsPerAddress: Int = 64, maximumConnections: Int = 16_000,
         maximumHeadBytes: Int = 16 * 1024
     ) {
         self.headTimeout = headTimeout
