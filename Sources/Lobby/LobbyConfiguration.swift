@@ -32,6 +32,18 @@ public struct LobbyConfiguration: Sendable {
     /// How long the idempotency keys of invitations and encounter reports are kept, in seconds: a
     /// retry with the same key within this time is answered as the first request was.
     public var requestKeyLifetime: TimeInterval
+    /// How long events stay in the feed (`GET /v1/events`), in seconds: an agent offline longer
+    /// resumes with what is left.
+    public var eventRetention: TimeInterval
+    /// How long `peerReading` events stay, in seconds: they matter only while two players are near.
+    public var peerReadingRetention: TimeInterval
+    /// Events held for a live (WebSocket) client that has not taken them yet; past it the client
+    /// is sent the rest from the feed.
+    public var liveEventBuffer: Int
+    /// How long a deleted player's username (and any that looks like it) stays reserved, in seconds.
+    public var usernameReservation: TimeInterval
+    /// New locations one account may register in 24 hours.
+    public var locationsPerDay: Int
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -46,7 +58,12 @@ public struct LobbyConfiguration: Sendable {
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         bcryptCost: UInt8 = 12,
         maximumPhotoBytes: Int = 512 * 1024,
-        requestKeyLifetime: TimeInterval = 7 * 24 * 3600
+        requestKeyLifetime: TimeInterval = 7 * 24 * 3600,
+        eventRetention: TimeInterval = 30 * 24 * 3600,
+        peerReadingRetention: TimeInterval = 3600,
+        liveEventBuffer: Int = 1024,
+        usernameReservation: TimeInterval = 90 * 24 * 3600,
+        locationsPerDay: Int = 5
     ) {
         self.deploymentUUID = deploymentUUID
         self.maximumOpenGames = maximumOpenGames
@@ -61,6 +78,11 @@ public struct LobbyConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.maximumPhotoBytes = maximumPhotoBytes
         self.requestKeyLifetime = requestKeyLifetime
+        self.eventRetention = eventRetention
+        self.peerReadingRetention = peerReadingRetention
+        self.liveEventBuffer = liveEventBuffer
+        self.usernameReservation = usernameReservation
+        self.locationsPerDay = locationsPerDay
     }
 
     /// This configuration with its minigame names in the catalog's spelling; throws an
@@ -70,6 +92,9 @@ public struct LobbyConfiguration: Sendable {
         copy.enabledMinigames = try Self.minigames(enabledMinigames)
         guard roundsPerGame >= 1 else {
             throw LobbyError.invalid("roundsPerGame", "a game needs at least 1 round, got \(roundsPerGame).")
+        }
+        guard liveEventBuffer >= 1 else {
+            throw LobbyError.invalid("liveEventBuffer", "a live client needs room for at least 1 event, got \(liveEventBuffer).")
         }
         return copy
     }

@@ -19,6 +19,16 @@ extension LobbyStore {
             if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
             }
+            // One that looks like a player's (aIice beside alice), or like a player's deleted
+            // within the reservation, would pass for that player.
+            let skeleton = UsernameSkeleton.of(username)
+            let reservedSince = context.now.addingTimeInterval(-self.configuration.usernameReservation).unixTime
+            if try Bool.fetchOne(db.cached("""
+                SELECT EXISTS (SELECT 1 FROM player WHERE usernameSkeleton = ? AND (deletedAt IS NULL OR deletedAt > ?))
+                """), arguments: [skeleton, reservedSince]) ?? false {
+                throw LobbyError(.conflict, "usernameTaken",
+                                 "The username \(username) is taken or looks like one that is (I, l and 1 or O and 0 read alike): choose another one.")
+            }
             if try PlayerRecord.filter(Column("email") == email).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "emailTaken", "An account with this e-mail address exists: log in instead.")
             }
@@ -30,7 +40,7 @@ extension LobbyStore {
             var record = PlayerRecord(
                 id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
                 passwordHash: hash, beaconMajor: next / 65536, beaconMinor: next % 65536, photoVersion: 0,
-                createdAt: context.now, deletedAt: nil)
+                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton)
             try record.insert(db)
             return self.playerView(record)
         }
@@ -41,7 +51,13 @@ extension LobbyStore {
         let record = try await read { db, _ in
             try Query.player(db, username: username)
         }
-        guard let record, let hash = record.passwordHash else { throw LobbyError.badCredentials }
+        guard let record, let hash = record.passwordHash else {
+            // An unknown username costs what a wrong password costs, so timing does not tell
+            // which usernames exist.
+            let dummy = dummyPasswordHash
+            _ = await offload { Bcrypt.verify(password, hash: dummy) }
+            throw LobbyError.badCredentials
+        }
         guard await offload({ Bcrypt.verify(password, hash: hash) }) else { throw LobbyError.badCredentials }
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
@@ -88,28 +104,46 @@ extension LobbyStore {
         try await read { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
     }
 
-    /// Changes names and password; username and e-mail never change.
+    /// Changes names; username and e-mail never change, the password changes with
+    /// ``changePassword(_:current:new:session:)``.
     public func updatePlayer(_ playerId: Int64, _ changes: PlayerChanges) async throws -> Player {
         let firstName = try changes.firstName.map { try Validation.name($0, field: "firstName") }
         let lastName = try changes.lastName.map { try Validation.name($0, field: "lastName") }
-        let password = try changes.password.map(Validation.password)
-        let cost = configuration.bcryptCost
-        let hash: String? = if let password { await offload { Bcrypt.hash(password, cost: cost) } } else { nil }
-        let player = try await write { context in
+        return try await write { context in
             var record = try self.livePlayer(context.db, id: playerId)
             if let firstName { record.firstName = firstName }
             if let lastName { record.lastName = lastName }
-            if let hash {
-                record.passwordHash = hash
-                // A new password ends every other session: a stolen token stops working.
-                try SessionRecord.filter(Column("playerId") == playerId).deleteAll(context.db)
-            }
             try record.update(context.db)
             return self.playerView(record)
         }
+    }
+
+    /// Replaces the password of the player signed in with `session` (its bearer token) after
+    /// checking `current`, and ends every session of the player, this one included: a stolen
+    /// token alone cannot take the account over, and of changes racing on one token only the
+    /// first succeeds (the others find their session gone). Sign in again with the new password.
+    public func changePassword(_ playerId: Int64, current: String, new: String, session token: String) async throws {
+        let password = try Validation.password(new)
+        let stored = try await read { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
+        guard let stored, await offload({ Bcrypt.verify(current, hash: stored) }) else {
+            throw LobbyError(.forbidden, "wrongCurrentPassword",
+                             "currentPassword is not your password: send the one you sign in with now.")
+        }
+        let cost = configuration.bcryptCost
+        let hash = await offload { Bcrypt.hash(password, cost: cost) }
+        let sessionHash = Self.tokenHash(token)
+        try await write { context in
+            let db = context.db
+            guard try SessionRecord.filter(Column("tokenHash") == sessionHash).fetchCount(db) > 0 else {
+                throw LobbyError.badToken
+            }
+            var record = try self.livePlayer(db, id: playerId)
+            record.passwordHash = hash
+            try record.update(db)
+            try SessionRecord.filter(Column("playerId") == playerId).deleteAll(db)
+        }
         // Cached sessions go with the ones deleted in the transaction.
-        if hash != nil { sessions.forget(player: playerId) }
-        return player
+        sessions.forget(player: playerId)
     }
 
     /// Replaces the profile photo. The bytes must be a JPEG or PNG file (checked by their signature)
@@ -216,6 +250,12 @@ extension LobbyStore {
         let target = try livePlayer(db, username: username)
         if try isBlocked(db, viewer, target.id!) { throw LobbyError.playerNotFound(username) }
         return target
+    }
+
+    /// Whether `blocker` has blocked `blocked` (one way).
+    func hasBlocked(_ db: Database, blocker: Int64, blocked: Int64) throws -> Bool {
+        try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM block WHERE blockerId = ? AND blockedId = ?)"),
+                          arguments: [blocker, blocked]) ?? false
     }
 
     func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {

@@ -54,6 +54,9 @@ extension LobbyStore {
                 return EncounterReceipt(recorded: first[0], ignored: first[1])
             }
             var recorded = 0
+            // One peerReading per player seen and report (its newest reading), however many
+            // sightings of that player the report carries.
+            var readings: [Int64: EncounterSighting] = [:]
             for sighting in sightings where sighting.uuid == deployment {
                 if sighting.major == LocationBeacon.major {
                     if try self.recordLocationSighting(&context, reporter: reporter, sighting) { recorded += 1 }
@@ -72,8 +75,11 @@ extension LobbyStore {
                         WHERE excluded.lastSeenAt >= encounter.lastSeenAt
                     """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance,
                                      sighting.rssi, sighting.measuredPower, sighting.rssiVariance])
-                try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
+                if sighting.rssi != nil, readings[seen].map({ $0.at <= sighting.at }) ?? true { readings[seen] = sighting }
                 recorded += 1
+            }
+            for (seen, sighting) in readings.sorted(by: { $0.key < $1.key }) {
+                try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
             }
             let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
             if let key {

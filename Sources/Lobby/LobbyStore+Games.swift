@@ -16,12 +16,11 @@ extension LobbyStore {
         }
     }
 
-    /// One game, for its members (invitees included) only.
+    /// One game, for its members (invitees included) only; to anyone else it does not exist.
     public func game(_ playerId: Int64, id: Int64) async throws -> LobbyGame {
         try await read { db, _ in
-            guard try Query.game(db, id: id) != nil else { throw LobbyError.gameNotFound(id) }
-            guard try Query.membership(db, game: id, player: playerId) != nil else {
-                throw LobbyError(.forbidden, "notYourGame", "You are not a member of game \(id).")
+            guard try Query.game(db, id: id) != nil, try Query.membership(db, game: id, player: playerId) != nil else {
+                throw LobbyError.gameNotFound(id)
             }
             return try self.gameView(db, gameId: id)
         }

@@ -129,10 +129,13 @@ extension LobbyStore {
             let db = context.db
             try self.expireInvitations(&context)
             guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
-            guard var membership = try Query.membership(db, game: id, player: invitee),
-                  membership.role == .invitee
-            else {
-                throw LobbyError(.forbidden, "notInvited", "You are not invited to game \(id), so you cannot answer for it.")
+            // An invitation to others does not exist for this player (nor tells that it exists);
+            // its inviter knows it does, and is told why it cannot answer.
+            guard var membership = try Query.membership(db, game: id, player: invitee) else {
+                throw LobbyError.gameNotFound(id)
+            }
+            guard membership.role == .invitee else {
+                throw LobbyError(.forbidden, "notInvited", "You sent invitation \(id): only the players invited answer it.")
             }
             // The same answer again (a retry whose first answer was lost) is answered, not refused.
             if membership.response == response { return try self.invitationView(db, gameId: id) }
@@ -201,7 +204,10 @@ extension LobbyStore {
         guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
         let targetId = target.id!
         if targetId == inviter { return .yourself }
-        if try isBlocked(db, inviter, targetId) { return .blocked }
+        // A block by the invitee looks like the invitee does not exist; the inviter's own block is
+        // named, since the inviter knows of it.
+        if try hasBlocked(db, blocker: targetId, blocked: inviter) { return .unknownPlayer }
+        if try hasBlocked(db, blocker: inviter, blocked: targetId) { return .blocked }
         if try !canInteract(db, viewer: inviter, with: targetId, now: context.now) { return .notNearby }
         // Every pair in the new game must be free: the inviter and this player, and this player and
         // each invitee already taken, since a group game pairs invitees too.

@@ -27,6 +27,13 @@ extension LobbyStore {
                 try self.scheduleTournaments(&context, locationId: id)
                 return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: false)
             }
+            // New names are rationed per account, so one account cannot squat them.
+            let recent = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?"),
+                                          arguments: [ownerId, context.now.addingTimeInterval(-86400).unixTime]) ?? 0
+            guard recent < self.configuration.locationsPerDay else {
+                throw LobbyError(.conflict, "locationLimitReached",
+                                 "You registered \(recent) locations in the last 24 hours, the most one account may: register the next one tomorrow.")
+            }
             let count = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location")) ?? 0
             guard count < LocationBeacon.maximumLocations else {
                 throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
@@ -46,7 +53,7 @@ extension LobbyStore {
     }
 
     /// Publishes the site profile of a location the caller owns (its beacon device does, with
-    /// the profile calibrated there); another player's location is `forbidden`.
+    /// the profile calibrated there); another player's location is not found.
     public func publishSiteProfile(_ playerId: Int64, location id: Int64, exponent: Double, distances: [Double], readings: Int) async throws -> Location {
         guard exponent.isFinite, (1...6).contains(exponent) else {
             throw LobbyError.invalid("exponent", "must be a path-loss exponent between 1 and 6, got \(exponent).")
@@ -63,7 +70,9 @@ extension LobbyStore {
                 throw LobbyError.locationNotFound(id)
             }
             guard owner == playerId else {
-                throw LobbyError(.forbidden, "notLocationOwner", "Location \(id) is not yours: only the player who registered it publishes its site profile.")
+                // Only the owner publishes; to others the location answers as it would if it were
+                // not there, so no one learns which ids are registered by trying.
+                throw LobbyError.locationNotFound(id)
             }
             let encoded = String(decoding: try JSONEncoder().encode(distances), as: UTF8.self)
             try db.cached("""

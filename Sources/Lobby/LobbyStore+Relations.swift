@@ -3,21 +3,32 @@ import GRDB
 
 extension LobbyStore {
     /// Blocks a player: neither sees the other's profile, statistics or photo, nor can invite it.
+    /// A player who has blocked the caller is not found, as everywhere else (unless the caller
+    /// has blocked it too, which the caller knows).
     public func block(_ blocker: Int64, username: String) async throws {
         try await write { context in
             let target = try self.livePlayer(context.db, username: username)
             guard target.id != blocker else {
                 throw LobbyError(.invalidInput, "cannotBlockYourself", "You cannot block yourself.")
             }
+            if try self.hasBlocked(context.db, blocker: target.id!, blocked: blocker),
+               try !self.hasBlocked(context.db, blocker: blocker, blocked: target.id!) {
+                throw LobbyError.playerNotFound(username)
+            }
             try BlockRecord(blockerId: blocker, blockedId: target.id!, createdAt: context.now)
                 .insert(context.db, onConflict: .ignore)
         }
     }
 
-    /// Lifts a block; lifting one that does not exist is not an error.
+    /// Lifts a block; lifting one that does not exist is not an error. As for ``block(_:username:)``,
+    /// a player who has blocked the caller (and is not blocked by it) is not found.
     public func unblock(_ blocker: Int64, username: String) async throws {
         try await write { context in
             let target = try self.livePlayer(context.db, username: username)
+            if try self.hasBlocked(context.db, blocker: target.id!, blocked: blocker),
+               try !self.hasBlocked(context.db, blocker: blocker, blocked: target.id!) {
+                throw LobbyError.playerNotFound(username)
+            }
             _ = try BlockRecord.deleteOne(context.db, key: ["blockerId": blocker, "blockedId": target.id!])
         }
     }

@@ -62,8 +62,12 @@ extension LobbyStore {
 
     private func checkScore(_ db: Database, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String) throws -> ScoreCheck {
         guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
-        guard let membership = try Query.membership(db, game: id, player: playerId), membership.response == .accepted else {
-            throw LobbyError(.forbidden, "notYourGame", "You do not take part in game \(id), so you cannot score in it.")
+        guard let membership = try Query.membership(db, game: id, player: playerId) else {
+            // Another players' game does not exist for this one.
+            throw LobbyError.gameNotFound(id)
+        }
+        guard membership.response == .accepted else {
+            throw LobbyError(.forbidden, "notYourGame", "You did not accept game \(id), so you cannot score in it.")
         }
         if let existing = try Query.score(db, game: id, round: n, player: playerId) {
             guard existing.key == key, existing.score == score else {
@@ -169,6 +173,19 @@ extension LobbyStore {
             let before = context.now.addingTimeInterval(-lifetime).unixTime
             try context.db.execute(sql: "DELETE FROM invitationKey WHERE createdAt < ?", arguments: [before])
             try context.db.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
+        }
+    }
+
+    /// Deletes events older than ``LobbyConfiguration/eventRetention`` (peer readings, which
+    /// matter only while two players are near, after ``LobbyConfiguration/peerReadingRetention``),
+    /// so the feed does not grow for ever. A client resuming from an older cursor gets what is left.
+    public func pruneEvents() async throws {
+        let retention = configuration.eventRetention
+        let readings = configuration.peerReadingRetention
+        try await write { context in
+            try context.db.execute(sql: "DELETE FROM event WHERE at < ?", arguments: [context.now.addingTimeInterval(-retention).unixTime])
+            try context.db.execute(sql: "DELETE FROM event WHERE kind = ? AND at < ?",
+                                   arguments: [LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime])
         }
     }
 }

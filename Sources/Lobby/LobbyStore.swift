@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import GRDB
+import HummingbirdBcrypt
 import Logging
 
 /// The lobby's rules over its SQLite store. Every operation that changes more than one row or checks
@@ -12,7 +13,7 @@ import Logging
 public final class LobbyStore: Sendable {
     public let configuration: LobbyConfiguration
     /// Live fan-out of committed events.
-    public let events = EventHub()
+    public let events: EventHub
     let sessions = SessionCache()
     let database: DatabasePool
     let checkpointer: WALCheckpointer
@@ -21,6 +22,9 @@ public final class LobbyStore: Sendable {
     /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
     let readTimer: CoreMetrics.Timer
     let writeTimer: CoreMetrics.Timer
+    /// A hash at the configured cost that sign-ins for unknown usernames are checked against, so
+    /// they take as long as sign-ins with a wrong password.
+    let dummyPasswordHash: String
 
     /// Opens (creating and migrating if needed) the store at `path`, in WAL mode with foreign keys on.
     public init(
@@ -36,6 +40,7 @@ public final class LobbyStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let configuration = try configuration.validated()
+        events = EventHub(bufferSize: configuration.liveEventBuffer)
         database = try DatabasePool(path: path, configuration: databaseConfiguration)
         try LobbyMigrations.migrator.migrate(database)
         checkpointer = try WALCheckpointer(path: path, logger: logger, metrics: metrics) { [database] work in
@@ -43,6 +48,7 @@ public final class LobbyStore: Sendable {
         }
         try database.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
         self.configuration = configuration
+        dummyPasswordHash = Bcrypt.hash("no account has this password", cost: configuration.bcryptCost)
         self.clock = clock
         self.logger = logger
         readTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "read")], factory: metrics)

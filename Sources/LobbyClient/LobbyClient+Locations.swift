@@ -57,8 +57,8 @@ extension LobbyClient {
 }
 
 extension LobbyClient {
-    /// Publishes the site profile of a location of ours (status 403, code `notLocationOwner`,
-    /// for another player's): the exponent fitted there, the distances and the readings it used.
+    /// Publishes the site profile of a location of ours (status 404, code `locationNotFound`,
+    /// for another player's, as for one that does not exist): the exponent fitted there, the distances and the readings it used.
     public func publishSiteProfile(location id: Int64, exponent: Double, distances: [Double], readings: Int) async throws -> LobbyLocation {
         try await call {
             try await $0.publishSiteProfile(path: .init(id: id), body: .json(.init(exponent: exponent, distances: distances, readings: readings))).ok.body.json

@@ -55,9 +55,14 @@ public struct LobbyClient: Sendable {
 
     public func me() async throws -> PlayerProfile { try await call { try await $0.getMe().ok.body.json } }
 
-    public func updateMe(firstName: String? = nil, lastName: String? = nil, password: String? = nil) async throws -> PlayerProfile {
+    /// Changes names, or the password: a new `password` needs `currentPassword`, and ends every
+    /// session of the player (this client's too): log in again with it.
+    public func updateMe(
+        firstName: String? = nil, lastName: String? = nil, password: String? = nil, currentPassword: String? = nil
+    ) async throws -> PlayerProfile {
         try await call {
-            try await $0.updateMe(body: .json(.init(firstName: firstName, lastName: lastName, password: password))).ok.body.json
+            try await $0.updateMe(body: .json(.init(
+                firstName: firstName, lastName: lastName, password: password, currentPassword: currentPassword))).ok.body.json
         }
     }
 

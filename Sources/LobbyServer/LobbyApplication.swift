@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Lobby
 import Logging
@@ -8,17 +9,37 @@ import ServiceLifecycle
 
 /// The lobby as a runnable Hummingbird application: the router, WebSocket upgrades, and the
 /// invitation-expiry sweeper and the tournament scheduler as services beside the server. Running it (`runService()`) handles
-/// SIGTERM and SIGINT by draining in-flight requests; close the store after it returns.
+/// SIGTERM and SIGINT by draining in-flight requests for at most `limits.drainTimeout`, then
+/// closing every connection; close the store after it returns.
+///
+/// Every connection is held to `limits` (see ``ConnectionLimits``): timeouts for heads, bodies and
+/// idle keep-alive, a share per client address, a total, and a 4xx answer to what cannot be parsed.
 public func buildLobbyApplication(
     store: LobbyStore, host: String, port: Int, logger: Logger,
     throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics(),
+    limits: ConnectionLimits = ConnectionLimits(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics)
+    let webSocketResponder = router.buildResponder()
+    let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress)
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(
+            idleTimeout: TimeAmount(limits.idleTimeout),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes, maxHeaderFieldCount: 100)),
+        ws: .init())
+    let server = HTTPServerBuilder { responder in
+        GuardedChildChannel(
+            inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+            limits: limits, table: table)
+    }
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router),
-        configuration: .init(address: .hostname(host, port: port), serverName: "nearplay-lobby"),
+        server: server,
+        configuration: .init(
+            address: .hostname(host, port: port), serverName: "nearplay-lobby",
+            availableConnectionsDelegate: .maximum(limits.maximumConnections, logger: logger)),
         services: [ExpirySweeper(store: store, logger: logger), TournamentScheduler(store: store, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
@@ -26,7 +47,8 @@ public func buildLobbyApplication(
 }
 
 /// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
-/// players hear of it even when nobody calls the API; forgets request keys past their lifetime.
+/// players hear of it even when nobody calls the API; forgets request keys past their lifetime and
+/// events past their retention.
 struct ExpirySweeper: Service {
     let store: LobbyStore
     let logger: Logger
@@ -37,6 +59,7 @@ struct ExpirySweeper: Service {
             do {
                 try await store.expireInvitations()
                 try await store.pruneRequestKeys()
+                try await store.pruneEvents()
             } catch {
                 logger.error("Expiring invitations or old request keys failed: \(error)")
             }

@@ -11,6 +11,8 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
     public let webSocket: WebSocketHandlerReference<Self>
     /// The authenticated player's id; nil on public routes.
     public var playerId: Int64?
+    /// The bearer token the player was authenticated with; nil on public routes.
+    var sessionToken: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

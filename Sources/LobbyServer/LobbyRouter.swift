@@ -50,7 +50,7 @@ public func buildLobbyRouter(
     }
 
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(store: store))
-    addPlayerRoutes(authenticated, store: store)
+    addPlayerRoutes(authenticated, store: store, throttle: throttle, metrics: metrics)
     addPlayRoutes(authenticated, store: store)
     addEventRoutes(authenticated, store: store)
     addLocationRoutes(authenticated, store: store)

@@ -13,6 +13,8 @@ struct PlayerPatch: Decodable {
     var firstName: String?
     var lastName: String?
     var password: String?
+    /// Required with `password`.
+    var currentPassword: String?
     var username: String?
     var email: String?
     var timeZone: String?

@@ -25,24 +25,35 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
         return .upgrade([:])
     }, onUpgrade: { inbound, outbound, context in
         guard let playerId = context.requestContext.playerId else { return }
-        var last = (try? cursor(context.request)) ?? 0
+        let first = (try? cursor(context.request)) ?? 0
         let live = store.events.subscribe(playerId: playerId)
-        while true {
-            let backlog = try await store.events(playerId, after: last, limit: 500)
-            for event in backlog {
-                try await outbound.write(.text(try encode(event)))
-                last = event.cursor
+        /// Writes the feed's events after `last`; returns the last cursor written.
+        @Sendable func sendFeed(after last: Int64) async throws -> Int64 {
+            var last = last
+            while true {
+                let backlog = try await store.events(playerId, after: last, limit: 500)
+                for event in backlog {
+                    try await outbound.write(.text(try encode(event)))
+                    last = event.cursor
+                }
+                if backlog.count < 500 { return last }
             }
-            if backlog.count < 500 { break }
         }
+        let caughtUp = try await sendFeed(after: first)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 // Returns when the client closes; its messages carry nothing.
                 for try await _ in inbound.messages(maxSize: 4096) {}
             }
-            tasks.addTask { [last] in
-                for await event in live where event.cursor > last {
+            tasks.addTask {
+                var last = caughtUp
+                for await event in live {
+                    // A client slower than the events lost some from its buffer: they are in
+                    // the feed, after the last cursor it was sent.
+                    if live.takeOverflow() { last = try await sendFeed(after: last) }
+                    guard event.cursor > last else { continue }
                     try await outbound.write(.text(try encode(event)))
+                    last = event.cursor
                 }
             }
             try await tasks.next()

@@ -4,11 +4,12 @@ import Lobby
 import SensorSamples
 
 /// Accounts, profiles, photos, beacons, encounters, statistics, blocks and unlocks.
-func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore) {
-    group.delete("sessions/current") { request, context in
+func addPlayerRoutes(
+    _ group: RouterGroup<LobbyRequestContext>, store: LobbyStore, throttle: SignInThrottle, metrics: LobbyMetrics
+) {
+    group.delete("sessions/current") { _, context in
         _ = try context.player()
-        let token = request.headers[.authorization].map { String($0.dropFirst(7)) } ?? ""
-        try await store.logOut(token: token)
+        try await store.logOut(token: context.sessionToken ?? "")
         return noContent()
     }
     group.get("players/me") { _, context in
@@ -19,13 +20,25 @@ func addPlayerRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStor
         if patch.username != nil || patch.email != nil {
             throw APIError(.badRequest, "immutableField", "\(patch.username != nil ? "username" : "email"): cannot be changed once registered.")
         }
-        let changes = PlayerChanges(firstName: patch.firstName, lastName: patch.lastName, password: patch.password)
         let id = try context.player()
+        if let password = patch.password {
+            guard let current = patch.currentPassword else {
+                throw APIError(.badRequest, "currentPasswordRequired",
+                               "Changing the password needs the current one as well: send it as currentPassword.")
+            }
+            // Checking the current password is a password guess: it waits like a sign-in does.
+            let username = try await store.player(id).username
+            if let wait = throttle.admit(.signIn(username: username), from: context.clientAddress) {
+                metrics.throttled("passwordChange")
+                throw APIError.throttled(retryAfter: wait)
+            }
+            try await store.changePassword(id, current: current, new: password, session: context.sessionToken ?? "")
+        }
         if patch.timeZone != nil || patch.country != nil {
             _ = try await store.updateSettings(id, PlayerSettings(timeZone: patch.timeZone, country: patch.country))
         }
-        if patch.firstName != nil || patch.lastName != nil || patch.password != nil {
-            _ = try await store.updatePlayer(id, changes)
+        if patch.firstName != nil || patch.lastName != nil {
+            _ = try await store.updatePlayer(id, PlayerChanges(firstName: patch.firstName, lastName: patch.lastName))
         }
         return try JSONBody.response(.ok, try await store.playerWithSettings(id))
     }

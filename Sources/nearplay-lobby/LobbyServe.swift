@@ -15,8 +15,8 @@ struct LobbyServe: AsyncParsableCommand {
         abstract: "Serve the lobby API (/v1) over HTTP, storing everything in a SQLite file.",
         discussion: """
             Prints "lobby listening on http://HOST:PORT" once it accepts connections (with --port 0 \
-            the system picks the port). SIGTERM or Ctrl-C drains in-flight requests, then closes \
-            the database cleanly.
+            the system picks the port). SIGTERM or Ctrl-C drains in-flight requests for at most \
+            2 s, closes every connection, then closes the database cleanly.
             """
     )
 
@@ -85,18 +85,41 @@ struct LobbyServe: AsyncParsableCommand {
         let host = host
         let throttle = SignInThrottle(signInThrottle == .on ? .init() : .unlimited)
         if signInThrottle == .off { logger.warning("sign-ins and registrations are not throttled (--sign-in-throttle off)") }
-        let app = buildLobbyApplication(store: store, host: host, port: port, logger: logger, throttle: throttle, metrics: metrics) { port in
+        let limits = ConnectionLimits().fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
+        if limits.maximumConnections < ConnectionLimits().maximumConnections {
+            logger.notice("""
+                The descriptor limit allows \(limits.maximumConnections) connections, not \(ConnectionLimits().maximumConnections): \
+                raise it (LimitNOFILE in the systemd unit, ulimit -n) for more.
+                """)
+        }
+        let app = buildLobbyApplication(
+            store: store, host: host, port: port, logger: logger, throttle: throttle, metrics: metrics, limits: limits
+        ) { port in
             // Written straight to the file descriptor so it is never held in a buffer.
             FileHandle.standardOutput.write(Data("lobby listening on http://\(host):\(port)\n".utf8))
         }
+        // The connections close themselves limits.drainTimeout after SIGTERM; the group's own
+        // deadline is the backstop for anything else that does not stop.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = limits.drainTimeout + .seconds(1)
+        group.maximumCancellationDuration = .seconds(1)
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch {
-            try? store.close()
+            try? await Self.close(store)
             throw error
         }
-        try store.close()
+        try await Self.close(store)
         logger.info("lobby stopped; database \(db) closed")
+    }
+
+    /// Closes the store on a thread of its own: closing waits for the WAL checkpointer's task,
+    /// which may need the very event loop thread (the global executor here) a blocking wait on
+    /// it would hold; waiting there cost 5 s on every SIGTERM.
+    private static func close(_ store: LobbyStore) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { continuation.resume(with: Result { try store.close() }) }
+        }
     }
 }
 

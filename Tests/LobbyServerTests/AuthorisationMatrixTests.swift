@@ -35,15 +35,16 @@ import Testing
 
             /// (method, path, expected status); the path names alice's or bob's things.
             let matrix: [(HTTPRequest.Method, String, String?, HTTPResponse.Status)] = [
-                (.post, "/v1/invitations/\(invitation)/accept", nil, .forbidden),
-                (.post, "/v1/invitations/\(invitation)/decline", nil, .forbidden),
-                (.get, "/v1/games/\(game)", nil, .forbidden),
-                (.post, "/v1/games/\(game)/rounds/1/scores", score, .forbidden),
+                // Other players' invitations and games answer as ids that do not exist (issue 21, point 8).
+                (.post, "/v1/invitations/\(invitation)/accept", nil, .notFound),
+                (.post, "/v1/invitations/\(invitation)/decline", nil, .notFound),
+                (.get, "/v1/games/\(game)", nil, .notFound),
+                (.post, "/v1/games/\(game)/rounds/1/scores", score, .notFound),
                 (.get, "/v1/players/alice/stats", nil, .forbidden),
                 (.post, "/v1/tournaments/\(tournament)/entries", nil, .forbidden),
                 (.get, "/v1/tournaments/\(tournament)/entries/me", nil, .notFound),
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .forbidden),
-                (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .forbidden),
+                (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .notFound),
                 // Inviting someone mallory has not met: refused, naming why.
                 (.post, "/v1/invitations", #"{"invitees":["alice"]}"#, .conflict),
                 (.post, "/v1/locations", #"{"name":"Hall"}"#, .conflict),

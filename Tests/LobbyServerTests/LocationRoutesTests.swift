@@ -73,7 +73,7 @@ import Testing
             #expect(site["calibratedAt"] is String)
 
             let stranger = try await client.call(.put, "/v1/locations/\(id)/site-profile", token: alice.token, json: profile)
-            #expect(stranger.status == .forbidden && errorCode(stranger.body) == "notLocationOwner")
+            #expect(stranger.status == .notFound && errorCode(stranger.body) == "locationNotFound")
             for bad in [#"{"exponent":0.5,"distances":[1,3],"readings":1}"#, #"{"exponent":2,"distances":[2,2],"readings":1}"#,
                         #"{"exponent":2,"distances":[1,3],"readings":0}"#, #"{"exponent":2,"distances":[1,-3],"readings":5}"#] {
                 let refused = try await client.call(.put, "/v1/locations/\(id)/site-profile", token: owner.token, json: bad)

@@ -15,9 +15,14 @@ final class TestServer: Sendable {
     let folder: URL
     let throttle: SignInThrottle
     let metrics = LobbyMetrics()
+    let connectionLimits: ConnectionLimits
 
-    init(throttle limits: SignInThrottle.Limits = .init(), _ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
+    init(
+        throttle limits: SignInThrottle.Limits = .init(), connections: ConnectionLimits = .init(),
+        _ configure: (inout LobbyConfiguration) -> Void = { _ in }
+    ) throws {
         throttle = SignInThrottle(limits)
+        connectionLimits = connections
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
@@ -30,7 +35,8 @@ final class TestServer: Sendable {
     var application: some ApplicationProtocol {
         var logger = Logger(label: "lobby-test")
         logger.logLevel = .warning
-        return buildLobbyApplication(store: store, host: "127.0.0.1", port: 0, logger: logger, throttle: throttle, metrics: metrics)
+        return buildLobbyApplication(
+            store: store, host: "127.0.0.1", port: 0, logger: logger, throttle: throttle, metrics: metrics, limits: connectionLimits)
     }
 }
 

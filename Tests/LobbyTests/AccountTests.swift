@@ -75,11 +75,31 @@ import Testing
         let lobby = try TestLobby()
         let (id, _) = try await lobby.player("alice")
         let session = try await lobby.store.logIn(username: "alice", password: "password-123")
-        let updated = try await lobby.store.updatePlayer(id, PlayerChanges(firstName: "Alicia", password: "new-password-1"))
+        let other = try await lobby.store.logIn(username: "alice", password: "password-123")
+        let updated = try await lobby.store.updatePlayer(id, PlayerChanges(firstName: "Alicia"))
         #expect(updated.firstName == "Alicia")
         #expect(updated.username == "alice")
-        await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: session.token) }
+        try await lobby.store.changePassword(id, current: "password-123", new: "new-password-1", session: session.token)
+        for token in [session.token, other.token] {
+            await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: token) }
+        }
         _ = try await lobby.store.logIn(username: "alice", password: "new-password-1")
+    }
+
+    @Test func aPasswordChangeNeedsTheCurrentPasswordAndALiveSession() async throws {
+        let lobby = try TestLobby()
+        let (id, _) = try await lobby.player("alice")
+        let session = try await lobby.store.logIn(username: "alice", password: "password-123")
+        let wrong = await #expect(throws: LobbyError.self) {
+            try await lobby.store.changePassword(id, current: "guessed-password", new: "new-password-1", session: session.token)
+        }
+        #expect(wrong?.code == "wrongCurrentPassword")
+        _ = try await lobby.store.authenticate(token: session.token)
+        try await lobby.store.changePassword(id, current: "password-123", new: "new-password-1", session: session.token)
+        // A second change racing on the same token finds its session ended by the first.
+        await #expect(throws: LobbyError.badToken) {
+            try await lobby.store.changePassword(id, current: "new-password-1", new: "new-password-2", session: session.token)
+        }
     }
 
     @Test func acceptsPNGAndJPEGPhotosCheckedByTheirBytes() async throws {
@@ -125,7 +145,10 @@ import Testing
         await #expect(throws: LobbyError.self) {
             try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
         }
-        // The username is free again for somebody new; the email too.
-        try await lobby.player("bob")
+        // The username stays reserved (so nobody passes for bob at once); the email is free.
+        let reserved = await #expect(throws: LobbyError.self) { try await lobby.player("bob") }
+        #expect(reserved?.code == "usernameTaken")
+        _ = try await lobby.store.register(Registration(
+            username: "robert", firstName: "Robert", lastName: "Last", email: "bob@example.org", password: "password-123"))
     }
 }

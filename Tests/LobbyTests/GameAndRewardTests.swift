@@ -60,7 +60,7 @@ import Testing
         #expect(missing?.code == "roundNotFound")
         let (carol, _) = try await lobby.player("carol")
         let outsider = await #expect(throws: LobbyError.self) { try await lobby.submit(carol, game: game, round: 1, score: 8, key: "c") }
-        #expect(outsider?.kind == .forbidden)
+        #expect(outsider?.kind == .notFound, "another players' game is not found, as one that does not exist")
     }
 
     @Test func evaluatesWhenEveryoneHasPlayedEveryRound() async throws {

@@ -26,7 +26,7 @@ import Testing
         for name in ["bob", "carol", "dave", "erin"] { try await lobby.see(alice, name) }
         try await lobby.see(dave, "carol")
         _ = try await lobby.store.invite(dave, usernames: ["carol"])  // carol now holds 1 open invitation
-        try await lobby.store.block(bob, username: "alice")
+        try await lobby.store.block(alice, username: "bob")
         let invitation = try await lobby.store.invite(alice, usernames: ["bob", "carol", "erin", "zed", "alice"])
         #expect(invitation.invitees.map(\.username) == ["erin"])
         #expect(Set(invitation.excluded) == [

@@ -20,6 +20,13 @@ public final class LocalAPIServer: @unchecked Sendable {
     private var state = State()
     /// The longest request line accepted.
     static let maximumLine = 64 * 1024
+    /// Requests of one connection being answered at once; further lines wait unread in the
+    /// socket until one finishes.
+    static let maximumRequestsInFlight = 8
+    /// Answer bytes one connection may leave unread; past it the agent reads no more of its
+    /// requests (and an `events` stream that far behind is ended), so a client that sends and
+    /// never reads holds at most this much, and never a thread.
+    static let maximumUnreadReplyBytes = 256 * 1024
 
     private struct State {
         var listener: Int32 = -1
@@ -74,7 +81,7 @@ public final class LocalAPIServer: @unchecked Sendable {
         guard let source else { return }
         source.setCancelHandler { close(listener) }
         source.cancel()
-        for connection in connections { connection.close() }
+        queue.sync { for connection in connections { connection.close() } }
         unlink(path)
     }
 
@@ -97,9 +104,21 @@ public final class LocalAPIServer: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            let connection = Connection(fd: fd, server: self)
+            let connection = Connection(fd: fd, server: self, queue: queue)
             lock.withLock { state.connections[fd] = connection }
-            connection.start(on: queue)
+            connection.start()
+        }
+    }
+
+    /// What connections hold now, for tests and benchmarks: requests being answered and answer
+    /// bytes their clients have not read yet.
+    public var held: (requests: Int, unreadReplyBytes: Int, connections: Int) {
+        let connections = lock.withLock { Array(state.connections.values) }
+        return queue.sync {
+            connections.reduce(into: (0, 0, connections.count)) { total, connection in
+                total.0 += connection.requestsInFlight
+                total.1 += connection.unreadReplyBytes
+            }
         }
     }
 
@@ -112,7 +131,7 @@ public final class LocalAPIServer: @unchecked Sendable {
         do {
             request = try AgentRequest(line: line)
         } catch {
-            connection.write(AgentResponse.failure(error).line)
+            connection.enqueue(AgentResponse.failure(error).line)
             return
         }
         if case .events(let recent) = request {
@@ -123,98 +142,200 @@ public final class LocalAPIServer: @unchecked Sendable {
         let handler = handler
         connection.run {
             let response = await handler(request)
-            connection.write(response.line)
+            connection.reply(response.line)
         }
     }
 }
 
-/// One client of the local API.
+/// One client of the local API. Everything it holds is touched on the server's serial queue
+/// only: the bytes read and not yet parsed (at most one line), the requests being answered (at
+/// most ``LocalAPIServer/maximumRequestsInFlight``) and the answer bytes not yet taken by the
+/// client (past ``LocalAPIServer/maximumUnreadReplyBytes`` it stops reading requests). Writes
+/// never block: what the socket does not take waits for a write source.
 private final class Connection: @unchecked Sendable {
     let fd: Int32
     private unowned let server: LocalAPIServer
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var buffer: [UInt8] = []
-    private var source: (any DispatchSourceRead)?
-    private var tasks: [Task<Void, Never>] = []
+    private let queue: DispatchQueue
+    private var input: [UInt8] = []
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var readSuspended = false
+    private var openSources = 0
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextTask = 0
     private var closed = false
-    /// One reply written at a time.
-    private let writeLock = NSLock()
+    private var endOfInput = false
 
-    init(fd: Int32, server: LocalAPIServer) {
+    init(fd: Int32, server: LocalAPIServer, queue: DispatchQueue) {
         self.fd = fd
         self.server = server
+        self.queue = queue
     }
 
-    func start(on queue: DispatchQueue) {
+    /// Requests being answered (queue only).
+    var requestsInFlight: Int { tasks.count }
+    /// Answer bytes written to the buffer and not yet to the socket (queue only).
+    var unreadReplyBytes: Int { output.count - outputOffset }
+
+    /// Called on the queue.
+    func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [self] in readAvailable() }
-        // Closed under the write lock, after ``close()`` marked the connection closed: a reply
-        // being written finishes first, and none is written after, so no reply ever goes to a
-        // descriptor number that by then names something else in this process.
-        source.setCancelHandler { [fd, writeLock] in writeLock.withLock { _ = Glibc.close(fd) } }
-        lock.withLock { self.source = source }
+        source.setCancelHandler { [self] in sourceCancelled() }
+        readSource = source
+        openSources += 1
         source.resume()
     }
 
-    private func readAvailable() {
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        let read = chunk.withUnsafeMutableBytes { bytes in Result { () throws(SocketError) -> Int? in try UnixSocket.read(fd, into: bytes, path: server.path) } }
-        guard case .success(let count) = read, count != 0 else {
-            close()
-            return
-        }
-        guard let n = count else { return }
-        var lines: [Substring] = []
-        let overflow = lock.withLock { () -> Bool in
-            buffer.append(contentsOf: chunk[0..<n])
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(Substring(decoding: buffer[..<newline], as: UTF8.self))
-                buffer.removeSubrange(...newline)
-            }
-            return buffer.count > LocalAPIServer.maximumLine
-        }
-        for line in lines where !line.allSatisfy(\.isWhitespace) { server.serve(line, on: self) }
-        if overflow {
-            write(AgentResponse.failure(AgentError("The request line is longer than \(LocalAPIServer.maximumLine) bytes.", code: "badRequest")).line)
-            close()
-        }
+    private var mayTakeRequests: Bool {
+        !closed && tasks.count < LocalAPIServer.maximumRequestsInFlight && unreadReplyBytes < LocalAPIServer.maximumUnreadReplyBytes
     }
 
+    private func readAvailable() {
+        guard !closed else { return }
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        let read = chunk.withUnsafeMutableBytes { bytes in Result { () throws(SocketError) -> Int? in try UnixSocket.read(fd, into: bytes, path: server.path) } }
+        guard case .success(let count) = read else { return close() }
+        guard let n = count else { return }
+        if n == 0 {
+            // The client finished sending; answer what it sent, then close.
+            endOfInput = true
+            suspendReading()
+            return serveBuffered()
+        }
+        input.append(contentsOf: chunk[0..<n])
+        serveBuffered()
+    }
+
+    /// Serves the complete lines read so far while this connection may take requests; stops
+    /// reading from the socket when it may not, so unread requests stay in the kernel.
+    private func serveBuffered() {
+        while mayTakeRequests, let newline = input.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Substring(decoding: input[..<newline], as: UTF8.self)
+            input.removeSubrange(...newline)
+            if !line.allSatisfy(\.isWhitespace) { server.serve(line, on: self) }
+        }
+        if closed { return }
+        if input.count > LocalAPIServer.maximumLine && input.firstIndex(of: UInt8(ascii: "\n")) == nil {
+            enqueue(AgentResponse.failure(AgentError("The request line is longer than \(LocalAPIServer.maximumLine) bytes.", code: "badRequest")).line)
+            endOfInput = true
+            input = []
+        }
+        if endOfInput {
+            if tasks.isEmpty && unreadReplyBytes == 0 && input.firstIndex(of: UInt8(ascii: "\n")) == nil { close() }
+            return
+        }
+        if mayTakeRequests { resumeReading() } else { suspendReading() }
+    }
+
+    private func suspendReading() {
+        guard !readSuspended, let readSource else { return }
+        readSuspended = true
+        readSource.suspend()
+    }
+
+    private func resumeReading() {
+        guard readSuspended, let readSource else { return }
+        readSuspended = false
+        readSource.resume()
+    }
+
+    /// Runs a request's work; its answer is written with ``reply(_:)`` (any thread).
     func run(_ work: @escaping @Sendable () async -> Void) {
-        let task = Task { await work() }
-        lock.withLock { tasks.append(task) }
+        let id = nextTask
+        nextTask += 1
+        tasks[id] = Task {
+            await work()
+            queue.async { [self] in
+                tasks[id] = nil
+                serveBuffered()
+            }
+        }
     }
 
     func stream(_ events: AsyncStream<AgentEvent>) {
         run { [self] in
             for await event in events {
-                guard write(event.jsonLine) else { break }
+                // A stream reader that fell this far behind is dropped rather than buffered.
+                let taken = await withCheckedContinuation { continuation in
+                    queue.async { [self] in
+                        guard !closed else { return continuation.resume(returning: false) }
+                        guard unreadReplyBytes < LocalAPIServer.maximumUnreadReplyBytes else {
+                            close()
+                            return continuation.resume(returning: false)
+                        }
+                        enqueue(event.jsonLine)
+                        continuation.resume(returning: true)
+                    }
+                }
+                guard taken else { break }
             }
         }
     }
 
-    @discardableResult
-    func write(_ line: String) -> Bool {
-        // A reader too slow to take a reply within 2 s is dropped rather than stalling the agent.
-        let written = writeLock.withLock { () -> Bool? in
-            if lock.withLock({ closed }) { return nil }
-            return (try? UnixSocket.writeAll(fd, Array((line + "\n").utf8), path: server.path)) != nil
-        }
-        guard let written else { return false }
-        if !written { close() }
-        return written
+    /// Queues an answer line (any thread).
+    func reply(_ line: String) {
+        queue.async { [self] in enqueue(line) }
     }
 
-    func close() {
-        let (source, tasks) = lock.withLock { () -> ((any DispatchSourceRead)?, [Task<Void, Never>]) in
-            guard !closed else { return (nil, []) }
-            closed = true
-            defer { self.source = nil; self.tasks = [] }
-            return (self.source, self.tasks)
+    /// Called on the queue: appends `line` and writes what the socket takes now.
+    func enqueue(_ line: String) {
+        guard !closed else { return }
+        output.append(contentsOf: (line + "\n").utf8)
+        flush()
+    }
+
+    private func flush() {
+        while outputOffset < output.count {
+            let written: Int
+            do {
+                written = try UnixSocket.write(fd, output, from: outputOffset, path: server.path)
+            } catch {
+                return close()
+            }
+            if written == 0 { break }
+            outputOffset += written
         }
-        for task in tasks { task.cancel() }
-        source?.cancel()
+        if outputOffset == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+            outputOffset = 0
+            writeSource?.cancel()
+            writeSource = nil
+            // Reading may have stopped for this backlog: go on, outside this call (a reply
+            // written while serving must not serve the next line from inside itself).
+            if readSuspended || endOfInput { queue.async { [self] in serveBuffered() } }
+        } else if writeSource == nil {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [self] in flush() }
+            source.setCancelHandler { [self] in sourceCancelled() }
+            writeSource = source
+            openSources += 1
+            source.resume()
+        }
+    }
+
+    /// Called on the queue; the descriptor is closed once every source on it is cancelled, so no
+    /// answer ever goes to a descriptor number that by then names something else.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        for task in tasks.values { task.cancel() }
+        tasks = [:]
+        input = []
+        output = []
+        outputOffset = 0
+        resumeReading()
+        readSource?.cancel()
+        readSource = nil
+        writeSource?.cancel()
+        writeSource = nil
         server.closed(fd)
+    }
+
+    private func sourceCancelled() {
+        openSources -= 1
+        if openSources == 0 { _ = Glibc.close(fd) }
     }
 }

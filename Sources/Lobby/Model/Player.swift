@@ -37,12 +37,10 @@ public struct Registration: Codable, Sendable {
 public struct PlayerChanges: Sendable {
     public var firstName: String?
     public var lastName: String?
-    public var password: String?
 
-    public init(firstName: String? = nil, lastName: String? = nil, password: String? = nil) {
+    public init(firstName: String? = nil, lastName: String? = nil) {
         self.firstName = firstName
         self.lastName = lastName
-        self.password = password
     }
 }
 

@@ -16,6 +16,9 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
     var photoVersion: Int
     var createdAt: Date
     var deletedAt: Date?
+    /// The look-alike form of the username (``UsernameSkeleton``); kept after deletion, for the
+    /// username's reservation.
+    var usernameSkeleton: String? = nil
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
@@ -23,7 +26,7 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
 extension PlayerRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt"
+    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton"
 
     init(row: Row) throws {
         id = row[0]
@@ -37,6 +40,7 @@ extension PlayerRecord {
         photoVersion = row[8]
         createdAt = try row.requiredDate(atIndex: 9, "createdAt")
         deletedAt = row.date(atIndex: 10)
+        usernameSkeleton = row[11]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -51,5 +55,6 @@ extension PlayerRecord {
         container["photoVersion"] = photoVersion
         container["createdAt"] = createdAt.unixTime
         container["deletedAt"] = deletedAt?.unixTime
+        container["usernameSkeleton"] = usernameSkeleton
     }
 }

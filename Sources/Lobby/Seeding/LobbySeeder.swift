@@ -77,7 +77,8 @@ public struct LobbySeeder: Sendable {
                 var player = PlayerRecord(
                     id: nil, username: "seed\(start + i)", firstName: "Seed", lastName: "Player \(i)",
                     email: "seed\(start + i)@example.org", passwordHash: hash, beaconMajor: index / 65536,
-                    beaconMinor: index % 65536, photoVersion: 0, createdAt: context.now)
+                    beaconMinor: index % 65536, photoVersion: 0, createdAt: context.now,
+                    usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"))
                 try player.insert(db)
                 ids.append(player.id!)
                 let token = "seed-\(i)-" + UUID().uuidString

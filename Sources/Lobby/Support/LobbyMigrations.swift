@@ -172,6 +172,23 @@ enum LobbyMigrations {
         registerStatistics(&migrator)
         migrator.registerMigration("v4-two-way-readings", migrate: TwoWayMigration.v4)
         migrator.registerMigration("v5-site-profiles", migrate: SiteProfileMigration.v5)
+        // The sweeper deletes events by age (`pruneEvents`): without this it would scan the table.
+        migrator.registerMigration("v6-event-age") { db in
+            try db.create(index: "event_age", on: "event", columns: ["at"])
+        }
+        // Usernames are compared by their look-alike form (UsernameSkeleton); a deleted player's
+        // stays for LobbyConfiguration.usernameReservation so its name is not taken over at once.
+        // Not unique: names registered before this migration may already look alike.
+        migrator.registerMigration("v7-username-skeletons") { db in
+            try db.alter(table: "player") { t in t.add(column: "usernameSkeleton", .text) }
+            let rows = try Row.fetchAll(db, sql: "SELECT id, username FROM player WHERE username IS NOT NULL")
+            for row in rows {
+                let username: String = row["username"]
+                try db.execute(sql: "UPDATE player SET usernameSkeleton = ? WHERE id = ?",
+                               arguments: [UsernameSkeleton.of(username), row["id"] as Int64])
+            }
+            try db.create(index: "player_usernameSkeleton", on: "player", columns: ["usernameSkeleton"])
+        }
         return migrator
     }
 }

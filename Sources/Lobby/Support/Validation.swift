@@ -26,6 +26,7 @@ enum Validation {
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw LobbyError.invalid(field, "must not contain control characters.")
         }
+        if let problem = NameRules.problem(in: trimmed) { throw LobbyError.invalid(field, problem) }
         return trimmed
     }
 

@@ -665,6 +665,8 @@ public struct Client: APIProtocol {
     }
     /// Change names or password (username and e-mail are immutable).
     ///
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
     public func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
@@ -766,6 +768,58 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.Throttled.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Throttled.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -3901,7 +3955,7 @@ public struct Client: APIProtocol {
     }
     /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
     ///
-    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.

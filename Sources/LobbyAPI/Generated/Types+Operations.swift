@@ -1029,6 +1029,8 @@ public enum Operations {
     }
     /// Change names or password (username and e-mail are immutable).
     ///
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
     public enum UpdateMe {
@@ -1060,6 +1062,10 @@ public enum Operations {
                     public var lastName: Swift.String?
                     /// - Remark: Generated from `#/paths/v1/players/me/PATCH/requestBody/json/password`.
                     public var password: Swift.String?
+                    /// Required with password: the password you sign in with now.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/players/me/PATCH/requestBody/json/currentPassword`.
+                    public var currentPassword: Swift.String?
                     /// IANA zone (Europe/Oslo) your days, weeks and months are counted in; empty clears it (UTC).
                     ///
                     /// - Remark: Generated from `#/paths/v1/players/me/PATCH/requestBody/json/timeZone`.
@@ -1074,18 +1080,21 @@ public enum Operations {
                     ///   - firstName: Absent or null: unchanged. 1 to 64 characters once trimmed, no control characters.
                     ///   - lastName: Absent or null: unchanged. 1 to 64 characters once trimmed, no control characters.
                     ///   - password:
+                    ///   - currentPassword: Required with password: the password you sign in with now.
                     ///   - timeZone: IANA zone (Europe/Oslo) your days, weeks and months are counted in; empty clears it (UTC).
                     ///   - country: ISO 3166-1 alpha-2 code; empty clears it.
                     public init(
                         firstName: Swift.String? = nil,
                         lastName: Swift.String? = nil,
                         password: Swift.String? = nil,
+                        currentPassword: Swift.String? = nil,
                         timeZone: Swift.String? = nil,
                         country: Swift.String? = nil
                     ) {
                         self.firstName = firstName
                         self.lastName = lastName
                         self.password = password
+                        self.currentPassword = currentPassword
                         self.timeZone = timeZone
                         self.country = country
                     }
@@ -1093,6 +1102,7 @@ public enum Operations {
                         case firstName
                         case lastName
                         case password
+                        case currentPassword
                         case timeZone
                         case country
                     }
@@ -1207,6 +1217,52 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too many sign-in or registration attempts for this account or from this address.
+            ///
+            /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Throttled)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Throttled {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -6123,7 +6179,7 @@ public enum Operations {
     }
     /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
     ///
-    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.

@@ -62,6 +62,8 @@ public protocol APIProtocol: Sendable {
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output
     /// Change names or password (username and e-mail are immutable).
     ///
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
@@ -206,7 +208,7 @@ public protocol APIProtocol: Sendable {
     func getLocation(_ input: Operations.GetLocation.Input) async throws -> Operations.GetLocation.Output
     /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
     ///
-    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
@@ -309,6 +311,8 @@ extension APIProtocol {
         try await getMe(Operations.GetMe.Input(headers: headers))
     }
     /// Change names or password (username and e-mail are immutable).
+    ///
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
     ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
@@ -622,7 +626,7 @@ extension APIProtocol {
     }
     /// Publish the site profile of your location (what `nearplay calibrate ranging` fitted there).
     ///
-    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish (403 notLocationOwner).
+    /// The location's beacon publishes the path-loss exponent its operator measured at the site with a beacon held at known distances; agents near the location read it with the location. Only the player who registered the location may publish; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
