@@ -96,6 +96,8 @@ private struct AdvertiseRun {
     var said = Set<String>()
     /// Since when the named adapter has been seen without LEAdvertisingManager1.
     var withoutManagerSince: ContinuousClock.Instant?
+    /// The timer that says when the grace is over; cancelled with the run.
+    var recheck: Task<Void, Never>?
     /// Whether bluetoothd has taken the advertisement once in this run: the adapter can
     /// advertise, so a missing LEAdvertisingManager1 later (a restart, the controller
     /// re-added) is waited for however long it takes.
@@ -121,7 +123,10 @@ private struct AdvertiseRun {
             }
             input.finish()
         }
-        defer { forwarding.cancel() }
+        defer {
+            forwarding.cancel()
+            recheck?.cancel()
+        }
         for await item in inputs {
             switch item {
             case .released:
@@ -201,8 +206,9 @@ private struct AdvertiseRun {
                 if withoutManagerSince == nil {
                     withoutManagerSince = now
                     let grace = advertiser.advertisingManagerGrace
-                    Task {
-                        try? await Task.sleep(for: grace)
+                    recheck?.cancel()
+                    recheck = Task {
+                        guard (try? await Task.sleep(for: grace)) != nil else { return }
                         events.yield(.recheck)
                     }
                 }
