@@ -26,11 +26,19 @@ public struct LocationBeaconDevice: Sendable {
     public let advertiser: any Advertiser
     /// The RSSI expected 1 m from the device, in dBm, as advertised.
     public var measuredPower: Int8 = -59
+    /// The session the location was registered under: while advertising, the device tells the
+    /// lobby so with it every ``onAirInterval`` (a sighting of the location proves presence only
+    /// while it does). Nil: it advertises without telling, and nobody's sighting counts.
+    public var session: Credentials?
+    /// How often the device tells the lobby it is on the air; well inside the lobby's encounter
+    /// window (10 minutes by default).
+    public var onAirInterval: Duration = .seconds(60)
     let logger: Logger
 
-    public init(location: MarkedLocation, advertiser: any Advertiser, logger: Logger = Logger(label: "nearplay.beacon")) {
+    public init(location: MarkedLocation, advertiser: any Advertiser, session: Credentials? = nil, logger: Logger = Logger(label: "nearplay.beacon")) {
         self.location = location
         self.advertiser = advertiser
+        self.session = session
         self.logger = logger
     }
 
@@ -125,12 +133,43 @@ public struct LocationBeaconDevice: Sendable {
             throw AgentError("The lobby gave location \(location.name) a beacon identity out of range: \(location.beacon).", code: "badResponse")
         }
         logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon.beaconIdentity?.description ?? "?")")
-        var configuration = ServiceGroupConfiguration(
-            services: [.init(service: AdvertisingService(advertiser: advertiser, payload: payload), successTerminationBehavior: .gracefullyShutdownGroup)],
-            logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: AdvertisingService(advertiser: advertiser, payload: payload), successTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        if let session {
+            let (location, interval, logger) = (location, onAirInterval, logger)
+            services.append(.init(service: TaskService { await Self.tellOnAir(location, session: session, every: interval, logger: logger) },
+                                  successTerminationBehavior: .ignore))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = shutdownSignals
         try await ServiceGroup(configuration: configuration).run()
         logger.notice("location \(location.name): advertisement withdrawn")
+    }
+}
+
+extension LocationBeaconDevice {
+    /// Tells the lobby the location is on the air now and every `interval` until cancelled. A
+    /// lobby that is away is told again at the next turn; one that no longer knows the session or
+    /// the location is logged, since then no player's sighting proves presence here.
+    static func tellOnAir(_ location: MarkedLocation, session: Credentials, every interval: Duration, logger: Logger) async {
+        var lobby = LobbyClient(baseURL: location.lobby).authenticated(session.token)
+        lobby.timeout = .seconds(5)
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                try await lobby.markOnAir(location: location.id)
+                if failing { logger.notice("location \(location.name): the lobby knows it is on the air again") }
+                failing = false
+            } catch let error as LobbyClientError where error.status == 401 || error.status == 404 {
+                logger.error("location \(location.name): the lobby refuses to hear that it is on the air (\(error.message)); players near it cannot join its tournaments: run `nearplay login` as its owner and restart the beacon.")
+                failing = true
+            } catch {
+                if !failing { logger.notice("location \(location.name): cannot tell the lobby it is on the air (\(error)); trying again in \(interval)") }
+                failing = true
+            }
+            try? await Task.sleep(for: interval)
+        }
     }
 }
 

@@ -8,7 +8,10 @@ public struct LobbyConfiguration: Sendable {
     public var deploymentUUID: UUID
     /// A player takes part in at most this many pending or open games at once.
     public var maximumOpenGames: Int
-    /// A player holds at most this many unanswered invitations at once.
+    /// A player holds at most this many unanswered invitations from new accounts
+    /// (``newAccountAge``) at once. Invitations from established accounts are bounded per pair
+    /// (one pending or open game per pair) and by each inviter's ``maximumOpenGames``, so
+    /// throw-away accounts cannot fill a player's slots and keep everyone else from inviting them.
     public var maximumOpenInvitations: Int
     /// How long an invitation waits for answers before it expires, in seconds.
     public var invitationLifetime: TimeInterval
@@ -44,6 +47,19 @@ public struct LobbyConfiguration: Sendable {
     public var usernameReservation: TimeInterval
     /// New locations one account may register in 24 hours.
     public var locationsPerDay: Int
+    /// An account younger than this, in seconds, is new: it may invite only players it met both
+    /// ways (each one's agent reported the other within ``encounterWindow``), and its invitations
+    /// count against the invitee's ``maximumOpenInvitations``.
+    public var newAccountAge: TimeInterval
+    /// Encounter reports one player may send per minute (as a burst, then one every 60/n s).
+    public var encounterReportsPerMinute: Int
+    /// Beacon resolutions one player may ask for per minute (as a burst, then one every 60/n s).
+    public var resolutionsPerMinute: Int
+    /// Identities one player may name per hour, in encounter reports or resolutions, that lead to
+    /// no player on the air: an agent hears few, a player walking the identity space many. When
+    /// they are spent, reports record only players the reporter already met and resolutions are
+    /// refused with 429.
+    public var identityGuessesPerHour: Int
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -63,7 +79,11 @@ public struct LobbyConfiguration: Sendable {
         peerReadingRetention: TimeInterval = 3600,
         liveEventBuffer: Int = 1024,
         usernameReservation: TimeInterval = 90 * 24 * 3600,
-        locationsPerDay: Int = 5
+        locationsPerDay: Int = 5,
+        newAccountAge: TimeInterval = 7 * 24 * 3600,
+        encounterReportsPerMinute: Int = 60,
+        resolutionsPerMinute: Int = 120,
+        identityGuessesPerHour: Int = 100
     ) {
         self.deploymentUUID = deploymentUUID
         self.maximumOpenGames = maximumOpenGames
@@ -83,6 +103,10 @@ public struct LobbyConfiguration: Sendable {
         self.liveEventBuffer = liveEventBuffer
         self.usernameReservation = usernameReservation
         self.locationsPerDay = locationsPerDay
+        self.newAccountAge = newAccountAge
+        self.encounterReportsPerMinute = encounterReportsPerMinute
+        self.resolutionsPerMinute = resolutionsPerMinute
+        self.identityGuessesPerHour = identityGuessesPerHour
     }
 
     /// This configuration with its minigame names in the catalog's spelling; throws an
@@ -95,6 +119,10 @@ public struct LobbyConfiguration: Sendable {
         }
         guard liveEventBuffer >= 1 else {
             throw LobbyError.invalid("liveEventBuffer", "a live client needs room for at least 1 event, got \(liveEventBuffer).")
+        }
+        for (name, value) in [("encounterReportsPerMinute", encounterReportsPerMinute), ("resolutionsPerMinute", resolutionsPerMinute),
+                              ("identityGuessesPerHour", identityGuessesPerHour)] where value < 1 {
+            throw LobbyError.invalid(name, "must be at least 1, got \(value).")
         }
         return copy
     }

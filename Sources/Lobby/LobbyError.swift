@@ -16,6 +16,8 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
         /// The request is well formed, but what it claims does not stand: a score its recording
         /// does not give, a calibration no device at rest gives.
         case refused
+        /// Too many of these too quickly; ``LobbyError/retryAfter`` says when to try again.
+        case throttled
     }
 
     public var kind: Kind
@@ -23,6 +25,8 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
     public var message: String
     /// Players left out of a group invitation, when the error is that nobody could be invited.
     public var excluded: [ExcludedInvitee]
+    /// Whole seconds until a `throttled` request may be made again.
+    public var retryAfter: Int?
 
     public init(_ kind: Kind, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
         self.kind = kind
@@ -32,6 +36,12 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    static func throttled(_ code: String, _ message: String, retryAfter seconds: Double) -> LobbyError {
+        var error = LobbyError(.throttled, code, message)
+        error.retryAfter = max(1, Int(seconds.rounded(.up)))
+        return error
+    }
 
     static func invalid(_ field: String, _ message: String) -> LobbyError {
         LobbyError(.invalidInput, "invalidField", "\(field): \(message)")

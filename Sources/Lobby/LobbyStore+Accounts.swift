@@ -4,8 +4,9 @@ import GRDB
 import HummingbirdBcrypt
 
 extension LobbyStore {
-    /// Registers a player and allocates its beacon identity (the next free major/minor pair, inside
-    /// the insert's transaction, so two registrations never get the same one).
+    /// Registers a player and allocates its beacon identity (a random free major/minor pair,
+    /// ``freeBeaconIdentity(_:)``, inside the insert's transaction, so two registrations never get
+    /// the same one).
     public func register(_ registration: Registration) async throws -> Player {
         let username = try Validation.username(registration.username)
         let firstName = try Validation.name(registration.firstName, field: "firstName")
@@ -29,21 +30,36 @@ extension LobbyStore {
                 throw LobbyError(.conflict, "usernameTaken",
                                  "The username \(username) is taken or looks like one that is (I, l and 1 or O and 0 read alike): choose another one.")
             }
-            if try PlayerRecord.filter(Column("email") == email).fetchCount(db) > 0 {
-                throw LobbyError(.conflict, "emailTaken", "An account with this e-mail address exists: log in instead.")
-            }
-            let highest = try Int.fetchOne(db.cached("SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player")) ?? 65535
-            let next = highest + 1
-            guard next / 65536 <= 65535 else {
+            // E-mail addresses are not unique: refusing a taken one would tell anyone whether an
+            // address has an account here. Players sign in with their username.
+            guard let identity = try Self.freeBeaconIdentity(db) else {
                 throw LobbyError(.conflict, "beaconsExhausted", "Every beacon identity of this deployment is taken.")
             }
             var record = PlayerRecord(
                 id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
-                passwordHash: hash, beaconMajor: next / 65536, beaconMinor: next % 65536, photoVersion: 0,
-                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton)
+                passwordHash: hash, beaconMajor: identity.major, beaconMinor: identity.minor, photoVersion: 0,
+                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now)
             try record.insert(db)
+            self.noteActive(record.id!)
             return self.playerView(record)
         }
+    }
+
+    /// A random identity no player holds: major 1…65535 (0 is the locations'), minor 0…65535.
+    /// Identities handed out in sequence let anyone name every player without hearing one; at
+    /// random, naming one unheard is a guess in four billion per player registered, and the
+    /// lobby counts guesses (``LobbyConfiguration/identityGuessesPerHour``). Nil after 64 draws
+    /// that were all taken (a deployment that full has far more players than an identity space
+    /// of 2^32 serves well).
+    static func freeBeaconIdentity(_ db: Database) throws -> (major: Int, minor: Int)? {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<64 {
+            let major = Int.random(in: 1...65535, using: &generator), minor = Int.random(in: 0...65535, using: &generator)
+            let taken = try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM player WHERE beaconMajor = ? AND beaconMinor = ?)"),
+                                          arguments: [major, minor]) ?? true
+            if !taken { return (major, minor) }
+        }
+        return nil
     }
 
     /// Checks a username and password and opens a session.
@@ -72,6 +88,7 @@ extension LobbyStore {
                 id: nil, playerId: record.id!, tokenHash: Self.tokenHash(token), createdAt: context.now,
                 expiresAt: expiresAt)
             try session.insert(context.db)
+            self.noteActive(record.id!)
             return SessionToken(token: token, expiresAt: expiresAt)
         }
     }
@@ -79,7 +96,10 @@ extension LobbyStore {
     /// The id of the player a bearer token belongs to, if the token is known and unexpired.
     public func authenticate(token: String) async throws -> Int64 {
         let hash = Self.tokenHash(token)
-        if let id = sessions.player(for: hash, at: clock.now()) { return id }
+        if let id = sessions.player(for: hash, at: clock.now()) {
+            noteActive(id)
+            return id
+        }
         let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
             try Row.fetchOne(
                 db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now.unixTime]
@@ -87,6 +107,7 @@ extension LobbyStore {
         }
         guard let session else { throw LobbyError.badToken }
         sessions.remember(hash, player: session.id, until: session.expiresAt)
+        noteActive(session.id)
         return session.id
     }
 
@@ -166,11 +187,16 @@ extension LobbyStore {
         }
     }
 
-    /// A player's photo and its content type, for players allowed to see its profile.
+    /// A player's photo and its content type, for the player itself and players who met it or
+    /// unlocked it (and are not blocked either way).
     public func photo(viewer: Int64, username: String) async throws -> (contentType: String, bytes: Data) {
         try await read { db, _ in
             let target = try self.visiblePlayer(db, viewer: viewer, username: username)
-            guard let photo = try PhotoRecord.fetchOne(db, key: target.id!) else {
+            // A face is for those who met its owner (or unlocked them): a username alone does not
+            // show it. To others it looks like no photo.
+            guard try target.id! == viewer || self.hasMet(db, viewer, target.id!),
+                  let photo = try PhotoRecord.fetchOne(db, key: target.id!)
+            else {
                 throw LobbyError(.notFound, "photoNotFound", "\(username) has no photo.")
             }
             return (photo.contentType, photo.bytes)

@@ -5,26 +5,79 @@ extension LobbyStore {
     /// Largest batch of sightings one report may carry.
     public static let maximumSightingsPerReport = 1000
 
-    /// The public profile behind a beacon identity. Unknown identities, deleted players and players
-    /// blocked either way all answer "not found".
+    /// The public profile behind a beacon identity, for a viewer that could have heard it: the
+    /// identity must be a player's whose agent is on the air (spoke to the lobby within
+    /// ``LobbyConfiguration/encounterWindow``). Unknown identities, deleted players, players off
+    /// the air and players blocked either way all answer "not found", and each such answer spends
+    /// one of the viewer's ``LobbyConfiguration/identityGuessesPerHour``; with none left, only
+    /// players the viewer already met are answered, the rest refused with 429. Resolutions are
+    /// limited to ``LobbyConfiguration/resolutionsPerMinute``.
     public func resolve(viewer: Int64, uuid: UUID, major: Int, minor: Int) async throws -> PublicProfile {
         let deployment = configuration.deploymentUUID
-        return try await read { db, now in
-            let notFound = LobbyError(.notFound, "beaconNotFound", "No player advertises \(uuid.uuidString)/\(major)/\(minor).")
-            guard uuid == deployment else { throw notFound }
-            guard let target = try PlayerRecord.fetchOne(
-                db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
-                arguments: [major, minor])
-            else { throw notFound }
-            if try self.isBlocked(db, viewer, target.id!) { throw notFound }
+        let now = clock.now()
+        if let wait = fairPlay.admitResolution(viewer, at: now) {
+            throw LobbyError.throttled("tooManyResolutions",
+                "You looked up \(configuration.resolutionsPerMinute) beacon identities in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
+                retryAfter: wait)
+        }
+        let found: PublicProfile? = try await read { db, now in
+            guard uuid == deployment,
+                  let target = try PlayerRecord.fetchOne(
+                      db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
+                      arguments: [major, minor]),
+                  try self.isOnAir(db, target, at: now),
+                  try !self.isBlocked(db, viewer, target.id!)
+            else { return nil }
+            if !self.fairPlay.hasGuesses(viewer, at: now), try !self.hasMet(db, viewer, target.id!) {
+                throw self.guessesSpent(viewer, at: now)
+            }
             return try self.profile(db, target, now: now)
         }
+        if let found { return found }
+        guard fairPlay.spendGuess(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
+        throw LobbyError(.notFound, "beaconNotFound", "No player advertises \(uuid.uuidString)/\(major)/\(minor).")
+    }
+
+    func guessesSpent(_ player: Int64, at now: Date) -> LobbyError {
+        let wait = fairPlay.guessWait(player, at: now)
+        return LobbyError.throttled("tooManyUnknownIdentities",
+            "You named \(configuration.identityGuessesPerHour) beacon identities in the last hour that no player near you advertises, the most allowed: wait \(Int(wait.rounded(.up))) s. An agent hears few such identities; check that it scans with the lobby's deployment UUID.",
+            retryAfter: wait)
+    }
+
+    /// Whether the player's agent spoke to the lobby within ``LobbyConfiguration/encounterWindow``
+    /// before `at` (or since).
+    func isOnAir(_ db: Database, _ player: PlayerRecord, at: Date) throws -> Bool {
+        let since = at.addingTimeInterval(-configuration.encounterWindow)
+        if let active = fairPlay.lastActive(player.id!), active >= since { return true }
+        return (player.activeAt ?? .distantPast) >= since
+    }
+
+    /// Whether `observer` ever reported `seen`, or unlocked it.
+    func hasMet(_ db: Database, _ observer: Int64, _ seen: Int64) throws -> Bool {
+        try Bool.fetchOne(db.cached("""
+            SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2)
+                OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
+            """), arguments: [observer, seen]) ?? false
+    }
+
+    /// Notes that the player's agent is speaking to the lobby now (any authenticated request, an
+    /// open event stream): what makes its identity one others could have heard.
+    public func noteActive(_ playerId: Int64) {
+        fairPlay.noteActive(playerId, at: clock.now())
     }
 
     /// Records which players (and locations, ``recordLocationSighting(_:reporter:_:)``) the reporter
-    /// saw. Sightings of other deployments' UUIDs, of unknown identities or deleted players and of
-    /// the reporter itself are counted as ignored. Times in the future are
-    /// taken as now.
+    /// saw. Sightings of other deployments' UUIDs, of unknown identities or deleted players, of
+    /// players whose agent is off the air (it did not speak to the lobby within
+    /// ``LobbyConfiguration/encounterWindow`` before the sighting) and of the reporter itself are
+    /// counted as ignored. Times in the future are taken as now.
+    ///
+    /// A player could only have heard an identity that someone advertises: each sighting of the
+    /// deployment that leads to no player (or location) on the air spends one of the reporter's
+    /// ``LobbyConfiguration/identityGuessesPerHour``, and with none left only players the reporter
+    /// already met are recorded. Reports are limited to
+    /// ``LobbyConfiguration/encounterReportsPerMinute`` (429 beyond; the agent's outbox retries).
     ///
     /// With a `key` (the agent's outbox sends one with every report), a report repeating an earlier
     /// one of this reporter with the same key records nothing and is answered with the first
@@ -47,6 +100,11 @@ extension LobbyStore {
             try Self.validateReading(sighting, index: index)
         }
         let deployment = configuration.deploymentUUID
+        if let wait = fairPlay.admitReport(reporter, at: clock.now()) {
+            throw LobbyError.throttled("tooManyReports",
+                "You sent \(configuration.encounterReportsPerMinute) encounter reports in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
+                retryAfter: wait)
+        }
         return try await write { context in
             if let key, let first = try Row.fetchOne(context.db.cached("""
                 SELECT recorded, ignored FROM encounterReport WHERE reporterId = ? AND key = ?
@@ -54,18 +112,31 @@ extension LobbyStore {
                 return EncounterReceipt(recorded: first[0], ignored: first[1])
             }
             var recorded = 0
+            var guessing = self.fairPlay.hasGuesses(reporter, at: context.now)
             // One peerReading per player seen and report (its newest reading), however many
             // sightings of that player the report carries.
             var readings: [Int64: EncounterSighting] = [:]
             for sighting in sightings where sighting.uuid == deployment {
                 if sighting.major == LocationBeacon.major {
-                    if try self.recordLocationSighting(&context, reporter: reporter, sighting) { recorded += 1 }
+                    if try self.recordLocationSighting(&context, reporter: reporter, sighting) {
+                        recorded += 1
+                    } else if guessing {
+                        guessing = self.fairPlay.spendGuess(reporter, at: context.now)
+                    }
                     continue
                 }
-                guard let seen = try Int64.fetchOne(context.db.cached("""
-                    SELECT id FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
-                    """), arguments: [sighting.major, sighting.minor]), seen != reporter
-                else { continue }
+                let at = min(sighting.at, context.now)
+                guard let player = try PlayerRecord.fetchOne(context.db.cached("""
+                    SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
+                    """), arguments: [sighting.major, sighting.minor]),
+                      try self.isOnAir(context.db, player, at: at)
+                else {
+                    if guessing { guessing = self.fairPlay.spendGuess(reporter, at: context.now) }
+                    continue
+                }
+                let seen = player.id!
+                guard seen != reporter else { continue }
+                if !guessing, try !self.hasMet(context.db, reporter, seen) { continue }
                 try context.db.execute(sql: """
                     INSERT INTO encounter (observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -73,7 +144,7 @@ extension LobbyStore {
                         distance = excluded.distance, rssi = excluded.rssi, measuredPower = excluded.measuredPower,
                         rssiVariance = excluded.rssiVariance
                         WHERE excluded.lastSeenAt >= encounter.lastSeenAt
-                    """, arguments: [reporter, seen, min(sighting.at, context.now).unixTime, sighting.distance,
+                    """, arguments: [reporter, seen, at.unixTime, sighting.distance,
                                      sighting.rssi, sighting.measuredPower, sighting.rssiVariance])
                 if sighting.rssi != nil, readings[seen].map({ $0.at <= sighting.at }) ?? true { readings[seen] = sighting }
                 recorded += 1

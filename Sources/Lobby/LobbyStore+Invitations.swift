@@ -209,6 +209,17 @@ extension LobbyStore {
         if try hasBlocked(db, blocker: targetId, blocked: inviter) { return .unknownPlayer }
         if try hasBlocked(db, blocker: inviter, blocked: targetId) { return .blocked }
         if try !canInteract(db, viewer: inviter, with: targetId, now: context.now) { return .notNearby }
+        // A new account may invite only a player it met both ways: its own report alone could be
+        // made up, the invitee's agent hearing it cannot (from afar).
+        let newSince = context.now.addingTimeInterval(-configuration.newAccountAge).unixTime
+        let inviterIsNew = try Bool.fetchOne(db.cached("SELECT createdAt > ? FROM player WHERE id = ?"), arguments: [newSince, inviter]) ?? true
+        if inviterIsNew {
+            let metBothWays = try Bool.fetchOne(db.cached("""
+                SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
+                    AND EXISTS (SELECT 1 FROM encounter WHERE observerId = ?2 AND seenId = ?1 AND lastSeenAt >= ?3)
+                """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+            if !metBothWays { return .notNearby }
+        }
         // Every pair in the new game must be free: the inviter and this player, and this player and
         // each invitee already taken, since a group game pairs invitees too.
         for other in [inviter] + invitees.map({ $0.id! }) where try shareAGame(db, other, targetId) {
@@ -219,11 +230,16 @@ extension LobbyStore {
                 WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
             """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime]) ?? false
         if declinedRecently { return .declinedRecently }
-        let openInvitations = try Int.fetchOne(db.cached("""
-            SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
-            WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending'
-            """), arguments: [targetId]) ?? 0
-        if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
+        // Slots are counted per pair (one pending or open game, above) and the invitee's
+        // ``LobbyConfiguration/maximumOpenInvitations`` holds only new accounts' invitations:
+        // throw-away accounts can fill those, never the ones established players invite into.
+        if inviterIsNew {
+            let openInvitations = try Int.fetchOne(db.cached("""
+                SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId JOIN player p ON p.id = g.inviterId
+                WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending' AND p.createdAt > ?
+                """), arguments: [targetId, newSince]) ?? 0
+            if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
+        }
         invitees.append(target)
         return nil
     }

@@ -21,6 +21,8 @@ extension LobbyStore {
                     throw LobbyError(.conflict, "locationNameTaken", "Another player registered a location called \(name): choose another name.")
                 }
                 let id: Int64 = existing["id"]
+                // Its device registers as it starts to advertise.
+                try db.execute(sql: "UPDATE location SET onAirAt = ? WHERE id = ?", arguments: [context.now.unixTime, id])
                 if let timeZone {
                     try db.execute(sql: "UPDATE location SET timeZone = ? WHERE id = ?", arguments: [timeZone, id])
                 }
@@ -38,8 +40,8 @@ extension LobbyStore {
             guard count < LocationBeacon.maximumLocations else {
                 throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
             }
-            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt) VALUES (?, ?, ?, ?)",
-                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime])
+            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt, onAirAt) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime, context.now.unixTime])
             let id = db.lastInsertedRowID
             try self.scheduleTournaments(&context, locationId: id)
             return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: true)
@@ -85,15 +87,32 @@ extension LobbyStore {
     /// Records that `reporter` saw the location advertising `sighting`; false when the sighting is
     /// not of a location of this deployment. Called for each sighting of an encounter report.
     func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> Bool {
+        let at = min(sighting.at, context.now)
+        // Only a beacon on the air could have been heard: its device told the lobby so within the
+        // encounter window before the sighting (``markOnAir(_:location:)``).
         guard sighting.uuid == configuration.deploymentUUID, sighting.major == LocationBeacon.major,
-              try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [sighting.minor]) == true
+              try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
+                                arguments: [sighting.minor, at.addingTimeInterval(-configuration.encounterWindow).unixTime]) == true
         else { return false }
         try context.db.cached("""
             INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
             ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                 distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
-            """).execute(arguments: [reporter, sighting.minor, min(sighting.at, context.now).unixTime, sighting.distance])
+            """).execute(arguments: [reporter, sighting.minor, at.unixTime, sighting.distance])
         return true
+    }
+
+    /// The location's beacon device says it is advertising now. Only its owner's session can say
+    /// so; to others the location answers as it would if it were not there. A device says it
+    /// about once a minute while it advertises (``LocationBeaconDevice``); sightings of a location
+    /// whose device has not said so within ``LobbyConfiguration/encounterWindow`` prove no presence.
+    public func markOnAir(_ playerId: Int64, location id: Int64) async throws {
+        try await write { context in
+            guard let owner = try Int64.fetchOne(context.db.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]),
+                  owner == playerId
+            else { throw LobbyError.locationNotFound(id) }
+            try context.db.cached("UPDATE location SET onAirAt = ? WHERE id = ?").execute(arguments: [context.now.unixTime, id])
+        }
     }
 
     /// Whether `playerId` reported the location's beacon within ``LobbyConfiguration/encounterWindow``

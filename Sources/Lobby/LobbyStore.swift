@@ -15,6 +15,7 @@ public final class LobbyStore: Sendable {
     /// Live fan-out of committed events.
     public let events: EventHub
     let sessions = SessionCache()
+    let fairPlay: FairPlayLedger
     let database: DatabasePool
     let checkpointer: WALCheckpointer
     let clock: any LobbyClock
@@ -48,6 +49,7 @@ public final class LobbyStore: Sendable {
         }
         try database.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
         self.configuration = configuration
+        fairPlay = FairPlayLedger(configuration)
         dummyPasswordHash = Bcrypt.hash("no account has this password", cost: configuration.bcryptCost)
         self.clock = clock
         self.logger = logger
@@ -77,12 +79,24 @@ public final class LobbyStore: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
         let timer = writeTimer
-        let (value, recorded) = try await database.write { db in
-            let started = ContinuousClock.now
-            defer { timer.record(since: started) }
-            var context = WriteContext(db: db, now: now)
-            let value = try body(&context)
-            return (value, context.events)
+        // Players' activity rides along with whatever is written next (FairPlayLedger).
+        let activity = fairPlay.takePendingActivity()
+        let (value, recorded): (T, [(playerId: Int64, event: LobbyEvent)])
+        do {
+            (value, recorded) = try await database.write { db in
+                let started = ContinuousClock.now
+                defer { timer.record(since: started) }
+                for (player, at) in activity {
+                    try db.cached("UPDATE player SET activeAt = ? WHERE id = ? AND (activeAt IS NULL OR activeAt < ?)")
+                        .execute(arguments: [at.unixTime, player, at.unixTime])
+                }
+                var context = WriteContext(db: db, now: now)
+                let value = try body(&context)
+                return (value, context.events)
+            }
+        } catch {
+            fairPlay.requeue(activity)
+            throw error
         }
         events.publish(recorded)
         return value

@@ -13,6 +13,17 @@ extension LobbyClient {
         }
     }
 
+    /// Tells the lobby that the location's beacon device is advertising now (owner only); a
+    /// sighting of the location proves presence only while it is said about once a minute.
+    public func markOnAir(location id: Int64) async throws {
+        try await call {
+            switch try await $0.markLocationOnAir(path: .init(id: id)) {
+            case .noContent: return
+            case let other: throw Self.unexpected(other)
+            }
+        }
+    }
+
     public func location(_ id: Int64) async throws -> LobbyLocation {
         try await call { try await $0.getLocation(path: .init(id: id)).ok.body.json }
     }

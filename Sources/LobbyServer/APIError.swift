@@ -29,8 +29,10 @@ struct APIError: Error, HTTPResponseError {
         case .notFound: .notFound
         case .conflict: .conflict
         case .refused: .unprocessableContent
+        case .throttled: .tooManyRequests
         }
         self.init(status, error.code, error.message, excluded: error.excluded)
+        retryAfter = error.retryAfter
     }
 
     /// Describes a JSON decoding failure by the path of the field it happened at.

@@ -23,8 +23,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
     /// when the header is missing or of another scheme. Every route that reads the token (logout,
     /// a password change) takes it from here, so they act on the session that was authenticated.
     static func bearerToken(_ request: Request) -> String? {
+        bearerToken(header: request.headers[.authorization])
+    }
+
+    /// The token of an `Authorization` header's value, as ``bearerToken(_:)``.
+    static func bearerToken(header: String?) -> String? {
         // The scheme is case-insensitive (RFC 9110, 11.1) and is followed by spaces or tabs.
-        guard let header = request.headers[.authorization], header.utf8.count > 7,
+        guard let header, header.utf8.count > 7,
               header.utf8.prefix(6).elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }),
               let separator = header.utf8.dropFirst(6).first, separator == 0x20 || separator == 0x09
         else { return nil }

@@ -46,6 +46,13 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
                 for try await _ in inbound.messages(maxSize: 4096) {}
             }
             tasks.addTask {
+                // An agent with its event stream open is on the air: others may report it.
+                while !Task.isCancelled {
+                    store.noteActive(playerId)
+                    try await Task.sleep(for: .seconds(30))
+                }
+            }
+            tasks.addTask {
                 var last = caughtUp
                 for await event in live {
                     // A client slower than the events lost some from its buffer: they are in

@@ -19,6 +19,10 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         return try JSONBody.response(.ok, try await store.publishSiteProfile(
             try context.player(), location: id, exponent: body.exponent, distances: body.distances, readings: body.readings))
     }
+    group.put("locations/:id/on-air") { _, context in
+        try await store.markOnAir(try context.player(), location: try context.pathInteger("id", as: Int64.self))
+        return Response(status: .noContent)
+    }
     group.get("locations/:id/tournaments") { _, context in
         _ = try context.player()
         return try JSONBody.response(.ok, try await store.tournaments(location: try context.pathInteger("id", as: Int64.self)))

@@ -109,6 +109,6 @@ struct BeaconCommand: AsyncParsableCommand {
         let marked = try await LocationBeaconDevice.register(
             name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
             lobbyURL: lobby, stateDirectory: stateDirectory)
-        return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter)), session)
+        return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter), session: session), session)
     }
 }

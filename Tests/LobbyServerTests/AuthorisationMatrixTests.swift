@@ -45,13 +45,15 @@ import Testing
                 (.get, "/v1/tournaments/\(tournament)/entries/me", nil, .notFound),
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .forbidden),
                 (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .notFound),
+                (.put, "/v1/locations/\(location)/on-air", nil, .notFound),
+                // A face only for players who met its owner (issue 21): mallory never did.
+                (.get, "/v1/players/alice/photo", nil, .notFound),
                 // Inviting someone mallory has not met: refused, naming why.
                 (.post, "/v1/invitations", #"{"invitees":["alice"]}"#, .conflict),
                 (.post, "/v1/locations", #"{"name":"Hall"}"#, .conflict),
-                // What any player may see of others: a public profile, a photo, a location and its
-                // tournaments (nothing private, checked below).
+                // What any player may see of others: a public profile (of a player on the air), a
+                // location and its tournaments (nothing private, checked below).
                 (.get, "/v1/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/\(alice.major)/\(alice.minor)", nil, .ok),
-                (.get, "/v1/players/alice/photo", nil, .ok),
                 (.get, "/v1/locations/\(location)", nil, .ok),
                 (.get, "/v1/locations/\(location)/tournaments", nil, .ok),
                 (.get, "/v1/tournaments/\(tournament)", nil, .ok),

@@ -26,6 +26,8 @@ import Testing
         for pair in stride(from: 0, to: 8, by: 2) {
             let (a, b) = (players[pair], players[pair + 1])
             _ = try await a.client.reportEncounters([EncounterSighting(uuid: b.beacon.uuid, major: b.beacon.major, minor: b.beacon.minor, distance: 1, at: Date())])
+            // New accounts invite only players met both ways.
+            _ = try await b.client.reportEncounters([EncounterSighting(uuid: a.beacon.uuid, major: a.beacon.major, minor: a.beacon.minor, distance: 1, at: Date())])
             let invitation = try await a.client.invite([b.name])
             _ = try await b.client.accept(invitation: invitation.id)
             games.append((invitation.id, [pair, pair + 1]))

@@ -24,6 +24,9 @@ import Testing
         let beacon = try await bob.me().beacon
         let sighting = EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1, at: Date())
         let receipt = try await alice.reportEncounters([sighting], key: "report-1")
+        // Bob's agent hears alice too: new accounts invite only players met both ways.
+        let aliceBeacon = try await alice.me().beacon
+        _ = try await bob.reportEncounters([EncounterSighting(uuid: aliceBeacon.uuid, major: aliceBeacon.major, minor: aliceBeacon.minor, distance: 1, at: Date())])
         let invitation = try await alice.invite(["bob"], key: "invite-1")
         _ = try await bob.accept(invitation: invitation.id)
         try await alice.submitHonestly(game: invitation.id, round: 1, score: 321, key: "score-1")

@@ -26,6 +26,9 @@ final class TestServer: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
+        // Players here are established accounts, reported one way: the rules for new accounts
+        // (invite only players met both ways) are FairPlayAttackTests' and FairPlayTests'.
+        configuration.newAccountAge = 0
         configure(&configuration)
         store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, metrics: metrics.factory)
     }

@@ -17,6 +17,9 @@ final class TestLobby {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
+        // Players here are established accounts, reported one way: the rules for new accounts
+        // (invite only players met both ways) are FairPlayTests'.
+        configuration.newAccountAge = 0
         configure(&configuration)
         clock = ManualClock()
         store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, clock: clock)
@@ -56,9 +59,12 @@ final class TestLobby {
         return ids
     }
 
-    /// `observer` reports seeing `seen` now.
+    /// `observer` reports seeing `seen` now; `seen`'s agent, advertising, is on the air.
     func see(_ observer: Int64, _ seenName: String) async throws {
         let seen = try await beacon(of: seenName)
+        if let id = try await store.database.read({ try Int64.fetchOne($0, sql: "SELECT id FROM player WHERE username = ?", arguments: [seenName]) }) {
+            store.noteActive(id)
+        }
         _ = try await store.recordEncounters(reporter: observer, [
             EncounterSighting(uuid: seen.uuid, major: seen.major, minor: seen.minor, distance: 1, at: clock.now()),
         ])

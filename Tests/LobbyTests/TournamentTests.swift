@@ -1,12 +1,18 @@
 import Foundation
+import GRDB
 import Minigames
 import SensorSamples
 import Testing
 @testable import Lobby
 
 extension TestLobby {
-    /// `player` reports seeing the location's beacon now.
+    /// `player` reports seeing the location's beacon now, which its device (on the air) told the
+    /// lobby it advertises.
     func see(_ player: Int64, location: Location) async throws {
+        let owner = try #require(try await store.database.read {
+            try Int64.fetchOne($0, sql: "SELECT ownerId FROM location WHERE id = ?", arguments: [location.id])
+        })
+        try await store.markOnAir(owner, location: location.id)
         let receipt = try await store.recordEncounters(reporter: player, [
             EncounterSighting(uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 3, at: clock.now()),
         ])

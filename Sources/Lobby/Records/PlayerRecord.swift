@@ -19,6 +19,9 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
     /// The look-alike form of the username (``UsernameSkeleton``); kept after deletion, for the
     /// username's reservation.
     var usernameSkeleton: String? = nil
+    /// When the player's agent last spoke to the lobby, as far as the store has written it down
+    /// (``ActivityLedger``).
+    var activeAt: Date? = nil
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
@@ -26,7 +29,7 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
 extension PlayerRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton"
+    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton, activeAt"
 
     init(row: Row) throws {
         id = row[0]
@@ -41,6 +44,7 @@ extension PlayerRecord {
         createdAt = try row.requiredDate(atIndex: 9, "createdAt")
         deletedAt = row.date(atIndex: 10)
         usernameSkeleton = row[11]
+        activeAt = row.date(atIndex: 12)
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -56,5 +60,6 @@ extension PlayerRecord {
         container["createdAt"] = createdAt.unixTime
         container["deletedAt"] = deletedAt?.unixTime
         container["usernameSkeleton"] = usernameSkeleton
+        container["activeAt"] = activeAt?.unixTime
     }
 }

@@ -1589,6 +1589,9 @@ public struct Client: APIProtocol {
     }
     /// Resolve a beacon identity to a public profile.
     ///
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
     /// - Remark: Generated from `#/paths//v1/beacons/{uuid}/{major}/{minor}/get(resolveBeacon)`.
     public func resolveBeacon(_ input: Operations.ResolveBeacon.Input) async throws -> Operations.ResolveBeacon.Output {
@@ -1705,6 +1708,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .badRequest(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.Throttled.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Throttled.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1719,7 +1752,7 @@ public struct Client: APIProtocol {
     }
     /// Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
     ///
-    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days).
+    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days). Only identities someone advertises count: a player's whose agent spoke to the lobby within the encounter window before the sighting, a location's whose beacon device said it is on the air within it. Others are ignored and each spends one of your 100 guesses an hour; with none left, only players you already met are recorded. At most 60 reports a minute (429 `tooManyReports`; retry after the `Retry-After` seconds).
     ///
     ///
     /// - Remark: HTTP `POST /v1/encounters`.
@@ -1821,6 +1854,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.Throttled.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Throttled.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -4103,6 +4166,117 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Say that your location's beacon device is advertising now.
+    ///
+    /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/on-air`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)`.
+    public func markLocationOnAir(_ input: Operations.MarkLocationOnAir.Input) async throws -> Operations.MarkLocationOnAir.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.MarkLocationOnAir.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/locations/{}/on-air",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .put
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -2464,6 +2464,9 @@ public enum Operations {
     }
     /// Resolve a beacon identity to a public profile.
     ///
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
     /// - Remark: Generated from `#/paths//v1/beacons/{uuid}/{major}/{minor}/get(resolveBeacon)`.
     public enum ResolveBeacon {
@@ -2640,6 +2643,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Too many sign-in or registration attempts for this account or from this address.
+            ///
+            /// - Remark: Generated from `#/paths//v1/beacons/{uuid}/{major}/{minor}/get(resolveBeacon)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Throttled)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Throttled {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2673,7 +2699,7 @@ public enum Operations {
     }
     /// Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
     ///
-    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days).
+    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days). Only identities someone advertises count: a player's whose agent spoke to the lobby within the encounter window before the sighting, a location's whose beacon device said it is on the air within it. Others are ignored and each spends one of your 100 guesses an hour; with none left, only players you already met are recorded. At most 60 reports a minute (429 `tooManyReports`; retry after the `Retry-After` seconds).
     ///
     ///
     /// - Remark: HTTP `POST /v1/encounters`.
@@ -2830,6 +2856,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too many sign-in or registration attempts for this account or from this address.
+            ///
+            /// - Remark: Generated from `#/paths//v1/encounters/post(reportEncounters)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Throttled)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Throttled {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -6404,6 +6453,190 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Say that your location's beacon device is advertising now.
+    ///
+    /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/on-air`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)`.
+    public enum MarkLocationOnAir {
+        public static let id: Swift.String = "markLocationOnAir"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/on-air/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/on-air/PUT/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MarkLocationOnAir.Input.Path
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/on-air/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MarkLocationOnAir.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MarkLocationOnAir.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MarkLocationOnAir.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.MarkLocationOnAir.Input.Path,
+                headers: Operations.MarkLocationOnAir.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Noted.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.MarkLocationOnAir.Output.NoContent)
+            /// Noted.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.MarkLocationOnAir.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one that is unknown or expired (code unauthenticated).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A path or query value, or the body, is missing or malformed; the message names the field (codes invalidField, malformedJSON, wrongType, missingField).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }

@@ -103,12 +103,15 @@ public protocol APIProtocol: Sendable {
     func getStatistics(_ input: Operations.GetStatistics.Input) async throws -> Operations.GetStatistics.Output
     /// Resolve a beacon identity to a public profile.
     ///
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
     /// - Remark: Generated from `#/paths//v1/beacons/{uuid}/{major}/{minor}/get(resolveBeacon)`.
     func resolveBeacon(_ input: Operations.ResolveBeacon.Input) async throws -> Operations.ResolveBeacon.Output
     /// Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
     ///
-    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days).
+    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days). Only identities someone advertises count: a player's whose agent spoke to the lobby within the encounter window before the sighting, a location's whose beacon device said it is on the air within it. Others are ignored and each spends one of your 100 guesses an hour; with none left, only players you already met are recorded. At most 60 reports a minute (429 `tooManyReports`; retry after the `Retry-After` seconds).
     ///
     ///
     /// - Remark: HTTP `POST /v1/encounters`.
@@ -214,6 +217,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
     /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)`.
     func publishSiteProfile(_ input: Operations.PublishSiteProfile.Input) async throws -> Operations.PublishSiteProfile.Output
+    /// Say that your location's beacon device is advertising now.
+    ///
+    /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/on-air`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)`.
+    func markLocationOnAir(_ input: Operations.MarkLocationOnAir.Input) async throws -> Operations.MarkLocationOnAir.Output
     /// A location's tournaments, running ones first, then the latest closed (at most 50).
     ///
     /// - Remark: HTTP `GET /v1/locations/{id}/tournaments`.
@@ -397,6 +408,9 @@ extension APIProtocol {
     }
     /// Resolve a beacon identity to a public profile.
     ///
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
     /// - Remark: Generated from `#/paths//v1/beacons/{uuid}/{major}/{minor}/get(resolveBeacon)`.
     public func resolveBeacon(
@@ -410,7 +424,7 @@ extension APIProtocol {
     }
     /// Report the beacon identities the agent sees, players' and locations' (at most 1000 per report).
     ///
-    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days).
+    /// With a `key`, a report repeating an earlier one of yours with the same key records nothing and is answered with the first receipt (keys are kept for 7 days). Only identities someone advertises count: a player's whose agent spoke to the lobby within the encounter window before the sighting, a location's whose beacon device said it is on the air within it. Others are ignored and each spends one of your 100 guesses an hour; with none left, only players you already met are recorded. At most 60 reports a minute (429 `tooManyReports`; retry after the `Retry-After` seconds).
     ///
     ///
     /// - Remark: HTTP `POST /v1/encounters`.
@@ -640,6 +654,22 @@ extension APIProtocol {
             path: path,
             headers: headers,
             body: body
+        ))
+    }
+    /// Say that your location's beacon device is advertising now.
+    ///
+    /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/on-air`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)`.
+    public func markLocationOnAir(
+        path: Operations.MarkLocationOnAir.Input.Path,
+        headers: Operations.MarkLocationOnAir.Input.Headers = .init()
+    ) async throws -> Operations.MarkLocationOnAir.Output {
+        try await markLocationOnAir(Operations.MarkLocationOnAir.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// A location's tournaments, running ones first, then the latest closed (at most 50).

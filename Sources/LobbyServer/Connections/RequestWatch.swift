@@ -42,12 +42,23 @@ final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
             requests += 1
             connectionGuard.headArrived()
             // A request sent behind another (pipelined) is read only once the one before is
             // answered: its time starts then, not while the lobby is busy.
             if requests - answers == 1 { startBodyTimer(context) }
+            // An upgrade without a token could only fail, and a failed upgrade is answered by
+            // the WebSocket library with an empty 400: as a plain request it gets the API's 401.
+            if head.headers.contains(name: "upgrade"),
+               AuthenticationMiddleware.bearerToken(header: head.headers.first(name: "authorization")).map({ $0.isEmpty }) ?? true {
+                head.headers.remove(name: "upgrade")
+                let connection = head.headers[canonicalForm: "connection"].filter { $0.lowercased() != "upgrade" }
+                head.headers.remove(name: "connection")
+                if !connection.isEmpty { head.headers.add(name: "connection", value: connection.joined(separator: ", ")) }
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                return
+            }
             context.fireChannelRead(data)
             if requests == 1, head.headers.contains(name: "upgrade") {
                 bodyTimer?.cancel()

@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// What a store remembers in memory to keep players honest about whom they met: when each
+/// player's agent last spoke to the lobby, and how fast each player reports encounters, resolves
+/// identities and names identities that lead nowhere.
+///
+/// Activity is also written to `player.activeAt`, at most once a minute per player and inside the
+/// next write transaction (``LobbyStore/write(_:)``), so it costs no transaction of its own; the
+/// check reads both, so a player is on the air at once on this store and within one write on
+/// any other process sharing the database. The buckets are this process's own: a lobby run as
+/// several processes gives a player each one's allowance.
+final class FairPlayLedger: Sendable {
+    /// How often a player's activity is written down at most.
+    static let activityGranularity: TimeInterval = 60
+    /// Players whose activity is remembered in memory at most; past it the oldest half goes (the
+    /// database still has them).
+    static let activityCapacity = 200_000
+
+    private struct State {
+        var reports: AttemptBuckets
+        var resolutions: AttemptBuckets
+        var guesses: AttemptBuckets
+        /// The newest activity noted per player, written or not.
+        var active: [Int64: Date] = [:]
+        /// When each player's activity was last queued for writing.
+        var queuedAt: [Int64: Date] = [:]
+        var pending: [Int64: Date] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    init(_ configuration: LobbyConfiguration) {
+        state = Mutex(State(
+            reports: AttemptBuckets(.init(burst: configuration.encounterReportsPerMinute, interval: 60 / Double(configuration.encounterReportsPerMinute))),
+            resolutions: AttemptBuckets(.init(burst: configuration.resolutionsPerMinute, interval: 60 / Double(configuration.resolutionsPerMinute))),
+            guesses: AttemptBuckets(.init(burst: configuration.identityGuessesPerHour, interval: 3600 / Double(configuration.identityGuessesPerHour)))))
+    }
+
+    /// The player's agent spoke to the lobby at `now`.
+    func noteActive(_ player: Int64, at now: Date) {
+        state.withLock { state in
+            state.active[player] = now
+            if let queued = state.queuedAt[player], now.timeIntervalSince(queued) < Self.activityGranularity { return }
+            state.queuedAt[player] = now
+            state.pending[player] = now
+            if state.active.count > Self.activityCapacity {
+                let cut = state.active.values.sorted()[state.active.count / 2]
+                state.active = state.active.filter { $0.value > cut }
+                state.queuedAt = state.queuedAt.filter { state.active[$0.key] != nil }
+            }
+        }
+    }
+
+    /// When the player was last noted active by this process.
+    func lastActive(_ player: Int64) -> Date? { state.withLock { $0.active[player] } }
+
+    /// The activity to write, taken out of the queue.
+    func takePendingActivity() -> [(player: Int64, at: Date)] {
+        state.withLock { state in
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// Puts activity back that a failed transaction did not write.
+    func requeue(_ activity: [(player: Int64, at: Date)]) {
+        state.withLock { state in
+            for (player, at) in activity where (state.pending[player] ?? .distantPast) < at { state.pending[player] = at }
+        }
+    }
+
+    /// Counts an encounter report, or returns the seconds to wait when the player sends them
+    /// faster than ``LobbyConfiguration/encounterReportsPerMinute``.
+    func admitReport(_ player: Int64, at now: Date) -> TimeInterval? {
+        admit(\.reports, player, now)
+    }
+
+    /// Counts a resolution, or returns the seconds to wait (``LobbyConfiguration/resolutionsPerMinute``).
+    func admitResolution(_ player: Int64, at now: Date) -> TimeInterval? {
+        admit(\.resolutions, player, now)
+    }
+
+    /// Spends one of the player's guesses (an identity that named no player on the air); false,
+    /// spending nothing, when none is left (``LobbyConfiguration/identityGuessesPerHour``).
+    func spendGuess(_ player: Int64, at now: Date) -> Bool {
+        admit(\.guesses, player, now) == nil
+    }
+
+    /// Whether the player has guesses left.
+    func hasGuesses(_ player: Int64, at now: Date) -> Bool {
+        state.withLock { $0.guesses.wait(String(player), now: now.timeIntervalSince1970) == 0 }
+    }
+
+    /// Seconds until the player's next guess.
+    func guessWait(_ player: Int64, at now: Date) -> TimeInterval {
+        state.withLock { $0.guesses.wait(String(player), now: now.timeIntervalSince1970) }
+    }
+
+    private func admit(_ buckets: WritableKeyPath<State, AttemptBuckets>, _ player: Int64, _ now: Date) -> TimeInterval? {
+        let key = String(player), time = now.timeIntervalSince1970
+        return state.withLock { state in
+            let wait = state[keyPath: buckets].wait(key, now: time)
+            guard wait == 0 else { return wait }
+            state[keyPath: buckets].spend(key, now: time)
+            return nil
+        }
+    }
+}
