@@ -189,6 +189,7 @@ enum LobbyMigrations {
             }
             try db.create(index: "player_usernameSkeleton", on: "player", columns: ["usernameSkeleton"])
         }
+        migrator.registerMigration("v8-score-integrity", migrate: ScoreIntegrityMigration.v8)
         return migrator
     }
 }
