@@ -151,10 +151,7 @@ extension LobbyStore {
     func drawRounds(_ db: Database, gameId: Int64) throws {
         for (index, drawn) in try drawMinigames().enumerated() {
             try RoundRecord(gameId: gameId, n: index + 1, minigame: drawn.minigame.name, duration: drawn.plan.duration,
-                            signalTime: nil).insertRow(db)
-            if let signal = drawn.plan.signalTime {
-                try db.cached("UPDATE round SET signalDelay = ? WHERE gameId = ? AND n = ?").execute(arguments: [signal, gameId, index + 1])
-            }
+                            signalTime: nil, signalDelay: drawn.plan.signalTime).insertRow(db)
         }
     }
 

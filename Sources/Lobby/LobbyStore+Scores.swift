@@ -89,7 +89,7 @@ extension LobbyStore {
             throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
         }
         // The signal the plan does not show, and when this player had it revealed.
-        round.signalTime = try Double.fetchOne(db.cached("SELECT signalDelay FROM round WHERE gameId = ? AND n = ?"), arguments: [id, n])
+        round.signalTime = round.signalDelay
         let revealedAt = try Double.fetchOne(db.cached("SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?"),
                                              arguments: [id, n, playerId])
         return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId),
