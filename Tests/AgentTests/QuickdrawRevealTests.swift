@@ -31,6 +31,9 @@ private final class PlanRecorder: RoundPlaying, @unchecked Sendable {
         defer { lobby.kill() }
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
+        // Met both ways, as two agents on the air report each other.
+        _ = try await bob.client.reportEncounters([EncounterSighting(uuid: alice.beacon.uuid, major: alice.beacon.major, minor: alice.beacon.minor,
+                                                                      distance: 1, at: Date())])
         _ = try await alice.client.reportEncounters([EncounterSighting(uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor,
                                                                         distance: 1, at: Date())])
         let invitation = try await alice.client.invite(["bob"])
