@@ -136,7 +136,7 @@ public actor GameSession {
                                   message: (instructions ?? plan.minigame) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
         do {
             if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
-            return try await player.play(plan)
+            return try await player.play(try await revealingSignal(plan, tournament: tournament))
         } catch let error as AgentError {
             throw error
         } catch is CancellationError {
@@ -144,6 +144,29 @@ public actor GameSession {
         } catch {
             throw AgentError("The round could not be played: \(error)", code: "sensorFailure")
         }
+    }
+
+    /// `plan` with Quickdraw's signal, which the lobby reveals only as the round starts (and holds
+    /// the reaction to the time of the reveal); other games' plans as they are. The signal is then
+    /// placed on this device's clock that many seconds after the reveal's answer came: later than
+    /// on the lobby's clock, never earlier, so the reaction is never shorter than the lobby sees it.
+    func revealingSignal(_ plan: RoundPlanned, tournament: Int64?) async throws(AgentError) -> RoundPlanned {
+        guard plan.minigame == Quickdraw().name, plan.signalTime == nil else { return plan }
+        var revealed = plan
+        do {
+            let reveal = if let tournament {
+                try await lobby.revealTournamentSignal(tournament: tournament, round: plan.round)
+            } else {
+                try await lobby.revealSignal(game: plan.game, round: plan.round)
+            }
+            revealed.signalTime = reveal.signalTime
+        } catch let error as LobbyClientError {
+            throw AgentError(error.message, code: error.code)
+        } catch {
+            throw AgentError("Cannot reach the lobby at \(lobby.baseURL) for the quickdraw signal of round \(plan.round) (\(error)); "
+                             + "a quickdraw round needs the lobby as it starts: play it when the lobby is back.", code: "lobbyUnreachable")
+        }
+        return revealed
     }
 
     func played(_ game: Int64, _ round: Int) -> Bool {

@@ -60,6 +60,10 @@ public struct LobbyConfiguration: Sendable {
     /// they are spent, reports record only players the reporter already met and resolutions are
     /// refused with 429.
     public var identityGuessesPerHour: Int
+    /// Changes of a player's stored sensor calibration allowed in 24 hours (storing the same one
+    /// again is not a change): enough to recalibrate a new device or room, too few to try
+    /// calibrations until one scores best.
+    public var calibrationChangesPerDay = 3
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,

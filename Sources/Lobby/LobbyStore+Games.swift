@@ -145,11 +145,13 @@ extension LobbyStore {
     }
 
     /// Draws a new game's rounds (``drawMinigames()``) and stores the plan each is played on,
-    /// which the lobby keeps so the client cannot choose it.
+    /// which the lobby keeps so the client cannot choose it. Quickdraw's signal goes to
+    /// `signalDelay`, not to the plan's `signalTime`: it is revealed only when the round starts
+    /// (``revealSignal(_:game:round:)``).
     func drawRounds(_ db: Database, gameId: Int64) throws {
         for (index, drawn) in try drawMinigames().enumerated() {
             try RoundRecord(gameId: gameId, n: index + 1, minigame: drawn.minigame.name, duration: drawn.plan.duration,
-                            signalTime: drawn.plan.signalTime).insertRow(db)
+                            signalTime: nil, signalDelay: drawn.plan.signalTime).insertRow(db)
         }
     }
 

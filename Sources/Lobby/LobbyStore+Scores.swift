@@ -13,30 +13,34 @@ extension LobbyStore {
     /// replaced by the one the player stored (``setCalibration(_:_:)``), or by an empty one (each
     /// game's uncalibrated defaults) when none is stored; its duration and signal time by the
     /// round's plan. Its game must be the round's minigame. Then ``ScoreVerifier`` checks that real
-    /// sensors could have produced it and that it gives exactly the claimed score. A refusal is a
-    /// `refused` error whose message says why. The recording is kept, as verified, with the score.
+    /// sensors could have produced it and that it gives exactly the claimed score, and a Quickdraw
+    /// reaction is held to the lobby's clock (``checkReaction(_:terms:of:)``). A refusal is a
+    /// `refused` error whose message says why. The recording is kept, as verified, with the score,
+    /// and the score joins the player's history that ``ScoreScrutiny`` judges.
     public func submitScore(
         _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, recording: RoundRecording
     ) async throws -> ScoreReceipt {
         try Self.checkSubmission(score: score, key: key)
         // What to verify against, read without holding the writer: verification is CPU work.
-        let check = try await read { db, _ in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) }
-        let round: RoundRecord, calibration: SensorCalibration?
+        let check = try await read { db, now in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: now) }
+        let terms: VerificationTerms
         switch check {
         case .repeated(let receipt): return receipt
-        case .open(let planned, let stored): (round, calibration) = (planned, stored)
+        case .open(let open): terms = open
         }
-        let verified = try verify(score, recording, round: round, calibration: calibration, of: "game \(id)")
+        let verified = try verify(score, recording, terms, of: "game \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
             // Checked again inside the transaction: a retry may have raced this request.
-            if case .repeated(let receipt) = try self.checkScore(db, playerId, game: id, round: n, score: score, key: key) {
+            if case .repeated(let receipt) = try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: context.now) {
                 return receipt
             }
             try ScoreRecord(gameId: id, n: n, playerId: playerId, score: verified.score, key: key, submittedAt: context.now).insertRow(db)
             try db.cached("INSERT INTO recording (gameId, n, playerId, json) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [id, n, playerId, json])
+            try self.recordEvidence(&context, player: playerId, minigame: terms.round.minigame, score: verified.score,
+                                    unfingerprinted: verified.unfingerprinted)
             try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
             var game = try self.gameView(db, gameId: id)
             game.achievements = try self.grants(db, player: playerId, gameId: id, round: n, at: context.now)
@@ -56,11 +60,11 @@ extension LobbyStore {
     private enum ScoreCheck: Sendable {
         /// The same key and score were already recorded: answer as the first time.
         case repeated(ScoreReceipt)
-        /// A score may be recorded in this round, once verified with this calibration.
-        case open(RoundRecord, SensorCalibration?)
+        /// A score may be recorded in this round, once verified on these terms.
+        case open(VerificationTerms)
     }
 
-    private func checkScore(_ db: Database, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String) throws -> ScoreCheck {
+    private func checkScore(_ db: Database, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, now: Date) throws -> ScoreCheck {
         guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
         guard let membership = try Query.membership(db, game: id, player: playerId) else {
             // Another players' game does not exist for this one.
@@ -81,10 +85,15 @@ extension LobbyStore {
         guard game.state == .open else {
             throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
         }
-        guard let round = try Query.round(db, game: id, n: n) else {
+        guard var round = try Query.round(db, game: id, n: n) else {
             throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
         }
-        return .open(round, try storedCalibration(db, playerId: playerId))
+        // The signal the plan does not show, and when this player had it revealed.
+        round.signalTime = round.signalDelay
+        let revealedAt = try Double.fetchOne(db.cached("SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?"),
+                                             arguments: [id, n, playerId])
+        return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId),
+                                       revealedAt: revealedAt.map(Date.init(timeIntervalSince1970:)), now: now))
     }
 
     /// Refuses a claimed score out of range or an idempotency key of the wrong length.
@@ -95,11 +104,12 @@ extension LobbyStore {
         guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
     }
 
-    /// The recording with the lobby's calibration and plan, and the score it gives; a `refused`
-    /// error when the claim does not stand. `what` names the game or tournament in messages.
-    func verify(
-        _ claimed: Int, _ recording: RoundRecording, round: RoundRecord, calibration: SensorCalibration?, of what: String
-    ) throws -> (recording: RoundRecording, score: Int) {
+    /// The recording with the lobby's calibration and plan, the score it gives, and whether it has
+    /// a sensor's fingerprint; a `refused` error when the claim does not stand. `what` names the
+    /// game or tournament in messages.
+    func verify(_ claimed: Int, _ recording: RoundRecording, _ terms: VerificationTerms, of what: String) throws -> VerifiedScore {
+        let round = terms.round, calibration = terms.calibration
+        try checkRevealed(claimed, terms: terms, of: what)
         guard recording.game == round.minigame else {
             throw LobbyError(.refused, "scoreRefused",
                 "The recording is of \(recording.game.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
@@ -108,14 +118,16 @@ extension LobbyStore {
         verified.calibration = calibration ?? SensorCalibration()
         verified.duration = round.duration
         verified.signalTime = round.signalTime
+        let score: GameScore
         do {
-            let score = try ScoreVerifier().verify(claimedScore: claimed, recording: verified)
-            return (verified, score.score)
+            score = try ScoreVerifier().verify(claimedScore: claimed, recording: verified)
         } catch {
             let reason = String(describing: error)
             logger.info("Score refused in round \(round.n) of \(what): \(reason)")
             throw LobbyError(.refused, "scoreRefused", reason)
         }
+        try checkReaction(score, terms: terms, of: what)
+        return VerifiedScore(recording: verified, score: score.score, unfingerprinted: SensorFingerprint.missing(in: verified))
     }
 
     /// Recordings and calibrations as stored: the Minigames coding keys, sorted.
@@ -126,20 +138,57 @@ extension LobbyStore {
     }()
 }
 
+/// What a score is verified against, read before verifying (verification is CPU work, done
+/// outside the writer).
+struct VerificationTerms: Sendable {
+    /// The round's plan, its `signalTime` the signal the lobby drew (hidden from plans).
+    var round: RoundRecord
+    /// The player's stored calibration, nil when it stored none.
+    var calibration: SensorCalibration?
+    /// When the lobby revealed the round's signal to this player; nil when it did not.
+    var revealedAt: Date?
+    /// The lobby's time when the submission was read.
+    var now: Date
+}
+
+/// A score that stands: the recording as verified, its score, and why it lacks a sensor's
+/// fingerprint (nil when it has one).
+struct VerifiedScore: Sendable {
+    var recording: RoundRecording
+    var score: Int
+    var unfingerprinted: String?
+}
+
 extension LobbyStore {
     /// Stores the calibration of the player's device, which the lobby then uses to verify its
-    /// scores. Refused (`refused`, with the reason) when no device at rest in a quiet room gives it,
-    /// by the same bounds ``ScoreVerifier`` holds calibrations to.
+    /// scores. Refused (`refused`, with the reason) when a device at rest does not report it
+    /// (``Minigames/CalibrationBounds/restingDevice``); storing another one is allowed
+    /// ``LobbyConfiguration/calibrationChangesPerDay`` times in 24 hours (`conflict`,
+    /// `calibrationChangeLimit`, past that), so a player cannot try calibrations until one
+    /// scores best. Storing the calibration already stored changes nothing and is not counted.
     @discardableResult
     public func setCalibration(_ playerId: Int64, _ calibration: SensorCalibration) async throws -> SensorCalibration {
         do {
-            try ScoreVerifier().checkCalibration(calibration)
+            try CalibrationBounds.restingDevice.check(calibration)
         } catch {
             throw LobbyError(.refused, "calibrationRefused", String(describing: error))
         }
         let json = String(decoding: try Self.recordingEncoder.encode(calibration), as: UTF8.self)
+        let limit = configuration.calibrationChangesPerDay
         try await write { context in
             _ = try self.livePlayer(context.db, id: playerId)
+            if try self.storedCalibration(context.db, playerId: playerId) == calibration { return }
+            let since = context.now.addingTimeInterval(-24 * 3600).unixTime
+            let changes = try Double.fetchAll(context.db.cached(
+                "SELECT at FROM calibrationChange WHERE playerId = ? AND at > ? ORDER BY at"), arguments: [playerId, since])
+            if changes.count >= limit, let oldest = changes.first {
+                let next = Date(timeIntervalSince1970: oldest + 24 * 3600)
+                throw LobbyError(.conflict, "calibrationChangeLimit", """
+                    You changed your calibration \(changes.count) times in the last 24 hours, the most allowed: keep the one stored \
+                    and try again after \(next.formatted(Date.ISO8601FormatStyle())).
+                    """)
+            }
+            try context.db.cached("INSERT INTO calibrationChange (playerId, at) VALUES (?, ?)").execute(arguments: [playerId, context.now.unixTime])
             try context.db.execute(sql: """
                 INSERT INTO calibration (playerId, json, updatedAt) VALUES (?, ?, ?)
                 ON CONFLICT (playerId) DO UPDATE SET json = excluded.json, updatedAt = excluded.updatedAt

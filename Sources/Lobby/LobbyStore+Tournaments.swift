@@ -143,12 +143,12 @@ extension LobbyStore {
         let check = try await read { db, now in
             try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: now)
         }
-        let round: RoundRecord, calibration: SensorCalibration?
+        let terms: VerificationTerms
         switch check {
         case .repeated(let entry): return TournamentEntryReceipt(entry: entry, created: false)
-        case .open(let planned, let stored): (round, calibration) = (planned, stored)
+        case .open(let open): terms = open
         }
-        let verified = try verify(score, recording, round: round, calibration: calibration, of: "tournament \(id)")
+        let verified = try verify(score, recording, terms, of: "tournament \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
             let db = context.db
@@ -165,6 +165,8 @@ extension LobbyStore {
                 WHERE tournamentId = ? AND playerId = ?
                 """).execute(arguments: [verified.score, context.now.unixTime, id, playerId])
             try self.addLocationPoints(db, tournament: id, player: playerId, points: verified.score)
+            try self.recordEvidence(&context, player: playerId, minigame: terms.round.minigame, score: verified.score,
+                                    unfingerprinted: verified.unfingerprinted)
             return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: true)
         }
     }
@@ -173,7 +175,7 @@ extension LobbyStore {
 
     private enum TournamentScoreCheck: Sendable {
         case repeated(TournamentEntry)
-        case open(RoundRecord, SensorCalibration?)
+        case open(VerificationTerms)
     }
 
     private func checkTournamentScore(
@@ -181,7 +183,7 @@ extension LobbyStore {
     ) throws -> TournamentScoreCheck {
         let summary = try tournamentSummary(db, id: id)
         guard let row = try Row.fetchOne(db.cached("""
-            SELECT r.minigame, r.duration, s.signalTime, s.score, s.key FROM tournamentScore s
+            SELECT r.minigame, r.duration, s.signalTime, s.score, s.key, s.revealedAt FROM tournamentScore s
             JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
             WHERE s.tournamentId = ? AND s.playerId = ? AND s.n = ?
             """), arguments: [id, playerId, n]) else {
@@ -199,7 +201,8 @@ extension LobbyStore {
         }
         guard summary.state == .open, summary.endsAt > now else { throw LobbyError.tournamentClosed(id) }
         let round = RoundRecord(gameId: id, n: n, minigame: row["minigame"], duration: row["duration"], signalTime: row["signalTime"])
-        return .open(round, try storedCalibration(db, playerId: playerId))
+        let revealedAt = (row["revealedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+        return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId), revealedAt: revealedAt, now: now))
     }
 
     /// Starts the location's tournaments for the windows that contain now, where missing; answers
@@ -263,9 +266,16 @@ extension LobbyStore {
         try db.cached("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ?")
             .execute(arguments: [context.now.unixTime, winner, id])
         if let winner { try recordTournamentWin(&context, player: winner) }
-        let before = try unlocks(db, of: participants)
-        let after = RewardRule.winnerTakesUnlocks(participants: participants, winner: winner, before: before)
-        try commitUnlocks(&context, owners: participants, before: before, after: after)
+        if let winner, try isFlagged(db, player: winner) {
+            // Held, not lost: clearFlags(username:by:) gives them once an operator clears the winner.
+            try db.cached("INSERT INTO heldReward (tournamentId, playerId, heldAt) VALUES (?, ?, ?)")
+                .execute(arguments: [id, winner, context.now.unixTime])
+            logger.notice("Tournament \(id) won by flagged player #\(winner): its rewards are held until an operator clears the player")
+        } else {
+            let before = try unlocks(db, of: participants)
+            let after = RewardRule.winnerTakesUnlocks(participants: participants, winner: winner, before: before)
+            try commitUnlocks(&context, owners: participants, before: before, after: after)
+        }
         let winnerName = try winner.flatMap { try names(db, [$0])[$0] }
         for player in participants {
             try context.record(.tournamentFinished, for: player, EventData(winner: winnerName, tournament: id))
@@ -324,7 +334,8 @@ extension LobbyStore {
             JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
             WHERE s.tournamentId = ? AND s.playerId = ? ORDER BY s.n
             """), arguments: [id, playerId]).map { row in
-            TournamentEntry.Round(n: row["n"], game: row["minigame"], duration: row["duration"], signalTime: row["signalTime"], score: row["score"])
+            // Quickdraw's signal is revealed when the round starts (revealTournamentSignal), not in the plan.
+            TournamentEntry.Round(n: row["n"], game: row["minigame"], duration: row["duration"], signalTime: nil, score: row["score"])
         }
         return TournamentEntry(
             tournament: id, player: try names(db, [playerId])[playerId] ?? "", joinedAt: try entry.requiredDate(atIndex: 0, "joinedAt"),

@@ -23,6 +23,8 @@ public final class LobbyStore: Sendable {
     /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
     let readTimer: CoreMetrics.Timer
     let writeTimer: CoreMetrics.Timer
+    /// Players flagged by ``ScoreScrutiny`` (`nearplay_lobby_players_flagged_total`), by reason.
+    let flagCounters: [PlayerFlagReason: CoreMetrics.Counter]
     /// A hash at the configured cost that sign-ins for unknown usernames are checked against, so
     /// they take as long as sign-ins with a wrong password.
     let dummyPasswordHash: String
@@ -55,6 +57,9 @@ public final class LobbyStore: Sendable {
         self.logger = logger
         readTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "read")], factory: metrics)
         writeTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "write")], factory: metrics)
+        flagCounters = Dictionary(uniqueKeysWithValues: PlayerFlagReason.allCases.map {
+            ($0, Counter(label: "nearplay_lobby_players_flagged_total", dimensions: [("reason", $0.rawValue)], factory: metrics))
+        })
     }
 
     /// Checkpoints the WAL and closes every connection. Call once, after the last request.

@@ -39,6 +39,11 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.tournamentEntry(try context.player(), tournament: id))
     }
+    group.post("tournaments/:id/entries/me/rounds/:n/signal") { _, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        let n = try context.pathInteger("n", as: Int.self)
+        return try JSONBody.response(.ok, try await store.revealTournamentSignal(try context.player(), tournament: id, round: n))
+    }
     group.post("tournaments/:id/entries/me/rounds/:n/scores") { request, context in
         let id = try context.pathInteger("id", as: Int64.self)
         let n = try context.pathInteger("n", as: Int.self)

@@ -27,6 +27,12 @@ func addPlayRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore)
         let id = try context.pathInteger("id", as: Int64.self)
         return try JSONBody.response(.ok, try await store.game(try context.player(), id: id))
     }
+    // Quickdraw's signal, revealed when the round starts; the reaction is held to this reveal.
+    group.post("games/:id/rounds/:n/signal") { _, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        let n = try context.pathInteger("n", as: Int.self)
+        return try JSONBody.response(.ok, try await store.revealSignal(try context.player(), game: id, round: n))
+    }
     group.post("games/:id/rounds/:n/scores") { request, context in
         let id = try context.pathInteger("id", as: Int64.self)
         let n = try context.pathInteger("n", as: Int.self)

@@ -40,10 +40,12 @@ import Testing
                 (.post, "/v1/invitations/\(invitation)/decline", nil, .notFound),
                 (.get, "/v1/games/\(game)", nil, .notFound),
                 (.post, "/v1/games/\(game)/rounds/1/scores", score, .notFound),
+                (.post, "/v1/games/\(game)/rounds/1/signal", nil, .notFound),
                 (.get, "/v1/players/alice/stats", nil, .forbidden),
                 (.post, "/v1/tournaments/\(tournament)/entries", nil, .forbidden),
                 (.get, "/v1/tournaments/\(tournament)/entries/me", nil, .notFound),
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/scores", score, .forbidden),
+                (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/signal", nil, .forbidden),
                 (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .notFound),
                 (.put, "/v1/locations/\(location)/on-air", nil, .notFound),
                 // A face only for players who met its owner (issue 21): mallory never did.

@@ -7,11 +7,13 @@ import enum Lobby.SyntheticRecording
 
 extension LobbyClient {
     /// A recording of round `n` of game `id`, on the plan the lobby gives for it, that scores
-    /// exactly `score` under `calibration`.
+    /// exactly `score` under `calibration`. Quickdraw: on the signal revealed now, so a score
+    /// above 0 stands only once the reaction has passed on the lobby's clock (use 0 to send at once).
     func honestRecording(game id: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) async throws -> RoundRecording {
         let round = try #require(try await game(id).rounds.first { $0.n == n }, "game \(id) has no round \(n)")
+        let signal = round.game == .quickdraw ? try await revealSignal(game: id, round: n).signalTime : nil
         return try #require(SyntheticRecording.scoring(
-            score, game: round.game.rawValue, duration: round.duration, signalTime: round.signalTime, calibration: calibration),
+            score, game: round.game.rawValue, duration: round.duration, signalTime: signal, calibration: calibration),
             "no \(round.game) recording scores \(score)")
     }
 

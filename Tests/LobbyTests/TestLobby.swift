@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Minigames
 import SensorSamples
 import Testing
@@ -27,19 +28,28 @@ final class TestLobby {
 
     var path: String { folder.appendingPathComponent("lobby.sqlite").path }
 
-    /// A recording of round `n` of `game`, on the plan the lobby drew for it, that scores exactly
-    /// `score` under `calibration` (a Statue round of 10 s when the game has no such round).
+    /// A recording of round `n` of `game`, on the plan the lobby drew for it (Quickdraw: with the
+    /// signal it keeps hidden until revealed), that scores exactly `score` under `calibration`
+    /// (a Statue round of 10 s when the game has no such round).
     func recording(game: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) throws -> RoundRecording {
         let round = try store.database.read { db in try Query.round(db, game: game, n: n) }
+        let signal = try store.database.read { db in
+            try Double.fetchOne(db, sql: "SELECT signalDelay FROM round WHERE gameId = ? AND n = ?", arguments: [game, n])
+        }
         let recording = SyntheticRecording.scoring(
-            score, game: round?.minigame ?? "statue", duration: round?.duration ?? 10, signalTime: round?.signalTime, calibration: calibration)
+            score, game: round?.minigame ?? "statue", duration: round?.duration ?? 10, signalTime: signal, calibration: calibration)
         return try #require(recording, "no recording of \(round?.minigame ?? "statue") scores \(score)")
     }
 
-    /// Submits `score` for round `n` with a recording that gives it.
+    /// Submits `score` for round `n` with a recording that gives it; a Quickdraw round is played
+    /// as an agent plays it: the signal revealed, the clock moved on by the round's length.
     @discardableResult
     func submit(_ player: Int64, game: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
-        try await store.submitScore(player, game: game, round: n, score: score, key: key, recording: try recording(game: game, round: n, score: score))
+        if try await store.database.read({ db in try Query.round(db, game: game, n: n) })?.minigame == "quickdraw" {
+            _ = try await store.revealSignal(player, game: game, round: n)
+            clock.advance(by: Quickdraw().duration)
+        }
+        return try await store.submitScore(player, game: game, round: n, score: score, key: key, recording: try recording(game: game, round: n, score: score))
     }
 
     /// Registers `username` and returns its id and beacon.

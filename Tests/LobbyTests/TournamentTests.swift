@@ -25,7 +25,13 @@ extension TestLobby {
     func submit(_ player: Int64, tournament: Int64, round n: Int, score: Int, key: String) async throws -> TournamentEntryReceipt {
         let entry = try await store.tournamentEntry(player, tournament: tournament)
         let round = try #require(entry.rounds.first { $0.n == n })
-        let recording = try #require(SyntheticRecording.scoring(score, game: round.game, duration: round.duration, signalTime: round.signalTime,
+        // Quickdraw's signal is revealed when the round starts; the round then lasts its length.
+        var signal: Double?
+        if round.game == Quickdraw().name {
+            signal = try await store.revealTournamentSignal(player, tournament: tournament, round: n).signalTime
+            clock.advance(by: round.duration)
+        }
+        let recording = try #require(SyntheticRecording.scoring(score, game: round.game, duration: round.duration, signalTime: signal,
                                                                 calibration: SensorCalibration()))
         return try await store.submitTournamentScore(player, tournament: tournament, round: n, score: score, key: key, recording: recording)
     }

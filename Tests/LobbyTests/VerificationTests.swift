@@ -25,19 +25,25 @@ import Testing
         #expect(throws: LobbyError.self) { try LobbyConfiguration.minigames([]) }
     }
 
-    @Test func quickdrawRoundsCarryTheSignalTheLobbyDrewAndTheStartAnnouncesThePlan() async throws {
+    /// Issue 21, point 12: the plan no longer carries Quickdraw's signal; it is revealed when the
+    /// round starts (this test's signal was in the plan before).
+    @Test func quickdrawPlansHideTheSignalTheLobbyDrewAndTheStartAnnouncesThePlan() async throws {
         let lobby = try TestLobby { $0.enabledMinigames = ["quickdraw"] }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let id = try await lobby.openGame(alice, with: [(bob, "bob")])
         let game = try await lobby.store.game(bob, id: id)
         #expect(game.rounds.count == 3)
+        var signals: Set<Double> = []
         for round in game.rounds {
             #expect(round.game == "quickdraw")
             #expect(round.duration == Quickdraw().duration)
-            #expect(Quickdraw().signalDelay.contains(try #require(round.signalTime)))
+            #expect(round.signalTime == nil)
+            let reveal = try await lobby.store.revealSignal(bob, game: id, round: round.n)
+            #expect(Quickdraw().signalDelay.contains(reveal.signalTime))
+            signals.insert(reveal.signalTime)
         }
-        #expect(Set(game.rounds.compactMap(\.signalTime)).count == 3, "each round draws its own signal")
+        #expect(signals.count == 3, "each round draws its own signal")
         let started = try await lobby.store.events(bob, after: 0).first { $0.kind == .gameStarted }
         #expect(started?.data.participants == ["alice", "bob"])
         #expect(started?.data.rounds == game.rounds.map { PlannedRound(n: $0.n, game: $0.game, duration: $0.duration, signalTime: $0.signalTime) })
@@ -95,7 +101,8 @@ import Testing
         let stored = SensorCalibration(accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0, 0, 9.8], gravity: 9.8, noise: 0.1))
         try await lobby.store.setCalibration(alice, stored)
         #expect(try await lobby.store.calibration(alice) == stored)
-        let claimed = SensorCalibration(accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0, 0, 9.8], gravity: 9.8, noise: 0))
+        // 0.01, not 0 as before issue 21's point 12: no real chip reports no noise, so no lobby stores it.
+        let claimed = SensorCalibration(accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0, 0, 9.8], gravity: 9.8, noise: 0.01))
 
         // Scored with the client's calibration (less noise allowed, so a lower score): refused.
         let clients = try lobby.recording(game: game, round: 1, score: 500, calibration: claimed)
@@ -128,7 +135,8 @@ import Testing
 
     @Test func verifiesQuickdrawOnTheSignalTheLobbyIssued() async throws {
         let (lobby, alice, _, game) = try await openGame { $0.enabledMinigames = ["quickdraw"] }
-        let issued = try #require(try await lobby.store.game(alice, id: game).rounds[0].signalTime)
+        let issued = try await lobby.store.revealSignal(alice, game: game, round: 1).signalTime
+        lobby.clock.advance(by: Quickdraw().duration)
         // A reaction 0.3 s after the issued signal, sent with a signal moved by a second.
         var recording = try lobby.recording(game: game, round: 1, score: 857)
         let moved = issued > 3.5 ? issued - 1 : issued + 1

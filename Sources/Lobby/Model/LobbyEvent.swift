@@ -7,7 +7,7 @@ public struct LobbyEvent: Codable, Sendable, Equatable {
     /// - `invitationReceived`: `game`, `player` (the inviter);
     /// - `invitationAnswered` (to the inviter): `game`, `player` (the invitee), `response`;
     /// - `invitationExpired` (to an invitee who did not answer in time): `game`;
-    /// - `gameStarted`: `game`, `participants`, `rounds` (minigame, duration, signal time);
+    /// - `gameStarted`: `game`, `participants`, `rounds` (minigame, duration; Quickdraw's signal is revealed when the round starts);
     /// - `gameCancelled`: `game`;
     /// - `roundFinished`: `game`, `round`, `scores`, `winner` (nil on a tie);
     /// - `gameFinished`: `game`, `winner` (nil on a draw);

@@ -9,8 +9,8 @@ public struct LobbyGame: Codable, Sendable, Equatable {
         public var game: String
         /// Seconds the round lasts: the agent records exactly this long.
         public var duration: Double
-        /// Seconds from the start of the round to the signal the lobby drew (Quickdraw); the agent
-        /// shows it then, and the lobby verifies the score against it.
+        /// Always nil since issue 21, point 12: Quickdraw's signal is revealed only when the round
+        /// starts (``LobbyStore/revealSignal(_:game:round:)``). Kept so older clients still decode.
         public var signalTime: Double?
         public var scores: [String: Int]
         /// The highest scorer, once everybody played; nil while playing or on a tie.
@@ -36,7 +36,7 @@ public struct PlannedRound: Codable, Sendable, Equatable {
     public var game: String
     /// Seconds the round lasts.
     public var duration: Double
-    /// Seconds from the start of the round to the signal (Quickdraw), nil for games without one.
+    /// Always nil: Quickdraw's signal is revealed when the round starts, not announced.
     public var signalTime: Double?
 
     public init(n: Int, game: String, duration: Double, signalTime: Double? = nil) {

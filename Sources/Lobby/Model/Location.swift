@@ -89,7 +89,8 @@ public struct TournamentEntry: Codable, Sendable, Equatable {
         public var game: String
         /// Seconds the round lasts.
         public var duration: Double
-        /// Quickdraw: seconds from the start of the round to the signal, drawn for this entry.
+        /// Always nil: Quickdraw's signal, drawn for this entry, is revealed when the round starts
+        /// (``LobbyStore/revealTournamentSignal(_:tournament:round:)``).
         public var signalTime: Double?
         /// The verified score, once submitted.
         public var score: Int?

@@ -10,14 +10,17 @@ struct RoundRecord: FetchableRecord, PersistableRecord {
     var minigame: String
     /// Seconds the round lasts.
     var duration: Double
-    /// Seconds from the start of the round to the signal, for games with one.
+    /// Seconds from the start of the round to the signal, when plans showed it (before v8); nil now.
     var signalTime: Double?
+    /// Quickdraw's signal, seconds from the start of the round: hidden from plans, revealed when
+    /// the round starts (``LobbyStore/revealSignal(_:game:round:)``).
+    var signalDelay: Double?
 }
 
 extension RoundRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "gameId, n, minigame, duration, signalTime"
+    static let columns = "gameId, n, minigame, duration, signalTime, signalDelay"
 
     init(row: Row) throws {
         gameId = row[0]
@@ -25,6 +28,7 @@ extension RoundRecord {
         minigame = row[2]
         duration = row[3]
         signalTime = row[4]
+        signalDelay = row[5]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -33,5 +37,6 @@ extension RoundRecord {
         container["minigame"] = minigame
         container["duration"] = duration
         container["signalTime"] = signalTime
+        container["signalDelay"] = signalDelay
     }
 }

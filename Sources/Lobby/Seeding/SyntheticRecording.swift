@@ -6,7 +6,8 @@ import SensorSamples
 /// for seeding load tests (``LobbySeeder``), demos and tests, which must send recordings the lobby
 /// verifies. Samples are as `Tests/MinigamesTests/Fixtures.swift` makes them: 100 Hz
 /// accelerometer readings of a device lying flat with a little deterministic noise, 50 ms
-/// microphone windows.
+/// microphone windows; with a real sensor's fingerprint (``SensorFingerprint``): accelerometer
+/// times jitter by up to 0.4 ms, and no microphone window repeats the level before it.
 public enum SyntheticRecording {
     /// A recording of `game` played on the given plan that ``ScoreVerifier`` accepts and that
     /// scores exactly `score` under `calibration`, or nil when none of the shapes made here gives
@@ -77,13 +78,23 @@ public enum SyntheticRecording {
     static func still(seconds: Double, wobble: Double, from start: Double = 0) -> [AccelerationSample] {
         (0..<max(0, Int(seconds * 100))).map { index in
             let offset = wobble * sin(Double(index) * 1.7)
-            return AccelerationSample(time: start + Double(index) / 100, x: offset, y: -offset, z: standardGravity + offset)
+            return AccelerationSample(time: start + Double(index) / 100 + jitter(index), x: offset, y: -offset, z: standardGravity + offset)
         }
     }
 
-    /// 20 windows a second at a constant level, the peak 3 dB above it.
+    /// The scheduling jitter of a polled accelerometer, deterministic: up to ±0.4 ms, 0 for the
+    /// first sample (so a stretch starts exactly where it is asked to).
+    static func jitter(_ index: Int) -> Double {
+        0.0004 * sin(Double(index) * 2.3)
+    }
+
+    /// 20 windows a second at `rms` at most (the first window exactly), the others up to 0.6 dB
+    /// below, each a little different, as a steady sound's windows are; the peak 3 dB above.
     static func levels(seconds: Double, rms: Double) -> [LevelSample] {
-        (0..<max(0, Int(seconds * 20))).map { LevelSample(time: Double($0 + 1) * 0.05, rmsDBFS: rms, peakDBFS: min(0, rms + 3)) }
+        (0..<max(0, Int(seconds * 20))).map { index in
+            let level = max(LevelMeter.silenceFloor, rms - 0.6 * abs(sin(Double(index) * 1.3)))
+            return LevelSample(time: Double(index + 1) * 0.05, rmsDBFS: level, peakDBFS: min(0, level + 3))
+        }
     }
 
     /// Still, then a 2 g jerk along x from exactly `time` for 100 ms, then still again.
@@ -99,11 +110,11 @@ public enum SyntheticRecording {
         var time = 0.0
         for _ in 0..<count {
             for _ in 0..<8 {
-                samples.append(AccelerationSample(time: time, x: 4.5 * standardGravity, y: 0, z: 0))
+                samples.append(AccelerationSample(time: time + jitter(samples.count), x: 4.5 * standardGravity, y: 0, z: 0))
                 time += 0.01
             }
             for _ in 0..<10 {
-                samples.append(AccelerationSample(time: time, x: 0, y: 0, z: standardGravity))
+                samples.append(AccelerationSample(time: time + jitter(samples.count), x: 0, y: 0, z: standardGravity))
                 time += 0.01
             }
         }

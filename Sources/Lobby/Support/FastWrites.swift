@@ -35,8 +35,8 @@ extension MembershipRecord {
 
 extension RoundRecord {
     func insertRow(_ db: Database) throws {
-        try db.cached("INSERT INTO round (gameId, n, minigame, duration, signalTime) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [gameId, n, minigame, duration, signalTime])
+        try db.cached("INSERT INTO round (gameId, n, minigame, duration, signalTime, signalDelay) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [gameId, n, minigame, duration, signalTime, signalDelay])
     }
 }
 

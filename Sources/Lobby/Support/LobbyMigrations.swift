@@ -190,6 +190,7 @@ enum LobbyMigrations {
             try db.create(index: "player_usernameSkeleton", on: "player", columns: ["usernameSkeleton"])
         }
         migrator.registerMigration("v8-fair-play", migrate: FairPlayMigration.v8)
+        migrator.registerMigration("v8-score-integrity", migrate: ScoreIntegrityMigration.v8)
         return migrator
     }
 }

@@ -1130,7 +1130,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GameRound/duration`.
             public var duration: Swift.Double
-            /// Quickdraw only: seconds from the start of the round to the signal, drawn by the lobby.
+            /// No longer sent: Quickdraw's signal is revealed when the round starts (POST /v1/games/{id}/rounds/{n}/signal).
             ///
             /// - Remark: Generated from `#/components/schemas/GameRound/signalTime`.
             public var signalTime: Swift.Double?
@@ -1146,7 +1146,7 @@ extension Components {
             ///   - n:
             ///   - game:
             ///   - duration: Seconds the round lasts: record exactly this long.
-            ///   - signalTime: Quickdraw only: seconds from the start of the round to the signal, drawn by the lobby.
+            ///   - signalTime: No longer sent: Quickdraw's signal is revealed when the round starts (POST /v1/games/{id}/rounds/{n}/signal).
             ///   - scores:
             ///   - winner: Absent on a tie or before every score is in.
             public init(
@@ -1261,6 +1261,39 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case username
                 case persistent
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SignalReveal`.
+        public struct SignalReveal: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SignalReveal/round`.
+            public var round: Swift.Int
+            /// Seconds from the reveal (the start of the round) to the signal.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignalReveal/signalTime`.
+            public var signalTime: Swift.Double
+            /// The lobby's time of the first reveal.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignalReveal/revealedAt`.
+            public var revealedAt: Foundation.Date
+            /// Creates a new `SignalReveal`.
+            ///
+            /// - Parameters:
+            ///   - round:
+            ///   - signalTime: Seconds from the reveal (the start of the round) to the signal.
+            ///   - revealedAt: The lobby's time of the first reveal.
+            public init(
+                round: Swift.Int,
+                signalTime: Swift.Double,
+                revealedAt: Foundation.Date
+            ) {
+                self.round = round
+                self.signalTime = signalTime
+                self.revealedAt = revealedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case round
+                case signalTime
+                case revealedAt
             }
         }
         /// A round as its game starts, the minigame and the plan it is played on.

@@ -150,6 +150,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/games/{id}`.
     /// - Remark: Generated from `#/paths//v1/games/{id}/get(getGame)`.
     func getGame(_ input: Operations.GetGame.Input) async throws -> Operations.GetGame.Output
+    /// Reveal Quickdraw's signal time as the round starts; the lobby records when.
+    ///
+    /// Plans do not carry Quickdraw's signal. Ask for it when the round starts, then show the signal that many seconds later on your own clock. The lobby records the time of the first reveal (asking again answers it) and refuses a score above 0 without a reveal (signalNotRevealed), or whose reaction is longer than the time from the reveal plus the delay to the score's arrival, less 0.05 s (reactionBeforeSignal).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/games/{id}/rounds/{n}/signal`.
+    /// - Remark: Generated from `#/paths//v1/games/{id}/rounds/{n}/signal/post(revealSignal)`.
+    func revealSignal(_ input: Operations.RevealSignal.Input) async throws -> Operations.RevealSignal.Output
     /// Submit your score for a round with its recording (idempotent by key).
     ///
     /// The lobby verifies the score on the recording before storing it: it replaces the recording's calibration with the one stored for your device (none stored: the games' uncalibrated defaults) and its duration and signal time with the round's plan, requires its game to be the round's minigame, and recomputes the score, which must equal the claim. The body is at most 1 MiB. A repeat with the same key is answered without verifying again.
@@ -248,6 +256,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/tournaments/{id}/entries/me`.
     /// - Remark: Generated from `#/paths//v1/tournaments/{id}/entries/me/get(getTournamentEntry)`.
     func getTournamentEntry(_ input: Operations.GetTournamentEntry.Input) async throws -> Operations.GetTournamentEntry.Output
+    /// Reveal Quickdraw's signal time in a round of your entry as it starts (see POST /v1/games/{id}/rounds/{n}/signal).
+    ///
+    /// - Remark: HTTP `POST /v1/tournaments/{id}/entries/me/rounds/{n}/signal`.
+    /// - Remark: Generated from `#/paths//v1/tournaments/{id}/entries/me/rounds/{n}/signal/post(revealTournamentSignal)`.
+    func revealTournamentSignal(_ input: Operations.RevealTournamentSignal.Input) async throws -> Operations.RevealTournamentSignal.Output
     /// Submit your score for a round of your entry, with its recording (idempotent by key).
     ///
     /// Verified exactly as a game's round is (see POST /v1/games/{id}/rounds/{n}/scores): your stored calibration, the entry's plan, the round's minigame. Taken only while the tournament runs.
@@ -507,6 +520,22 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Reveal Quickdraw's signal time as the round starts; the lobby records when.
+    ///
+    /// Plans do not carry Quickdraw's signal. Ask for it when the round starts, then show the signal that many seconds later on your own clock. The lobby records the time of the first reveal (asking again answers it) and refuses a score above 0 without a reveal (signalNotRevealed), or whose reaction is longer than the time from the reveal plus the delay to the score's arrival, less 0.05 s (reactionBeforeSignal).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/games/{id}/rounds/{n}/signal`.
+    /// - Remark: Generated from `#/paths//v1/games/{id}/rounds/{n}/signal/post(revealSignal)`.
+    public func revealSignal(
+        path: Operations.RevealSignal.Input.Path,
+        headers: Operations.RevealSignal.Input.Headers = .init()
+    ) async throws -> Operations.RevealSignal.Output {
+        try await revealSignal(Operations.RevealSignal.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// Submit your score for a round with its recording (idempotent by key).
     ///
     /// The lobby verifies the score on the recording before storing it: it replaces the recording's calibration with the one stored for your device (none stored: the games' uncalibrated defaults) and its duration and signal time with the round's plan, requires its game to be the round's minigame, and recomputes the score, which must equal the claim. The body is at most 1 MiB. A repeat with the same key is answered without verifying again.
@@ -723,6 +752,19 @@ extension APIProtocol {
         headers: Operations.GetTournamentEntry.Input.Headers = .init()
     ) async throws -> Operations.GetTournamentEntry.Output {
         try await getTournamentEntry(Operations.GetTournamentEntry.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Reveal Quickdraw's signal time in a round of your entry as it starts (see POST /v1/games/{id}/rounds/{n}/signal).
+    ///
+    /// - Remark: HTTP `POST /v1/tournaments/{id}/entries/me/rounds/{n}/signal`.
+    /// - Remark: Generated from `#/paths//v1/tournaments/{id}/entries/me/rounds/{n}/signal/post(revealTournamentSignal)`.
+    public func revealTournamentSignal(
+        path: Operations.RevealTournamentSignal.Input.Path,
+        headers: Operations.RevealTournamentSignal.Input.Headers = .init()
+    ) async throws -> Operations.RevealTournamentSignal.Output {
+        try await revealTournamentSignal(Operations.RevealTournamentSignal.Input(
             path: path,
             headers: headers
         ))
