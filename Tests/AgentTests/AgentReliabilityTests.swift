@@ -69,6 +69,10 @@ import Testing
         let aliceBeacon = alice.player.beacon
         _ = try await carol.client.reportEncounters([EncounterSighting(uuid: aliceBeacon.uuid, major: aliceBeacon.major, minor: aliceBeacon.minor,
                                                                         distance: 2, at: Date())], key: "carol-meets-alice")
+        // Alice's agent heard Carol too before it went down: a new account invites only players
+        // met both ways (issue 21).
+        _ = try await alice.player.client.reportEncounters([EncounterSighting(uuid: carol.beacon.uuid, major: carol.beacon.major,
+                                                                              minor: carol.beacon.minor, distance: 2, at: Date())])
         let carolsInvitation = try await carol.client.invite(["alice"])
 
         // The lobby goes away again; Alice's agent restarts on the same state and her event
