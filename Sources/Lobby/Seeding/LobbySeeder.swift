@@ -72,13 +72,16 @@ public struct LobbySeeder: Sendable {
             plan.recordings = recordings
             var ids: [Int64] = []
             let start = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
+            // Players of a lobby in use: established accounts (not held to the new accounts'
+            // rules), whose agents are on the air (their identities resolve) as the load starts.
+            let established = context.now.addingTimeInterval(-configuration.newAccountAge - 86400)
             for i in 0..<total {
                 let index = start + i + 65536
                 var player = PlayerRecord(
                     id: nil, username: "seed\(start + i)", firstName: "Seed", lastName: "Player \(i)",
                     email: "seed\(start + i)@example.org", passwordHash: hash, beaconMajor: index / 65536,
-                    beaconMinor: index % 65536, photoVersion: 0, createdAt: context.now,
-                    usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"))
+                    beaconMinor: index % 65536, photoVersion: 0, createdAt: established,
+                    usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"), activeAt: context.now)
                 try player.insert(db)
                 ids.append(player.id!)
                 let token = "seed-\(i)-" + UUID().uuidString
