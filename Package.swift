@@ -229,6 +229,16 @@ let package = Package(
             path: "Benchmarks/LobbySoak"
         ),
         .executableTarget(
+            name: "nearplay-event-flood",
+            dependencies: [
+                "Lobby", "LobbyServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/EventFlood"
+        ),
+        .executableTarget(
             name: "nearplay-localapi-bench",
             dependencies: ["Agent"],
             path: "Benchmarks/LocalAPIBenchmark"

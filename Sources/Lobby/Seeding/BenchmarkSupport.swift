@@ -35,3 +35,16 @@ extension LobbyStore {
         }
     }
 }
+
+extension LobbyStore {
+    /// Commits `count` `peerReading` events for `player` in one transaction (players named
+    /// `p<n>` from `startingAt`), pushed to its live clients as any event: for the event flood
+    /// benchmark.
+    public func benchmarkRecordEvents(for player: Int64, count: Int, startingAt first: Int) async throws {
+        try await write { context in
+            for n in first..<(first + count) {
+                try context.record(.peerReading, for: player, EventData(player: "p\(n)", rssi: -60, measuredPower: -59))
+            }
+        }
+    }
+}
