@@ -40,7 +40,6 @@ extension LobbyStore {
                 passwordHash: hash, beaconMajor: identity.major, beaconMinor: identity.minor, photoVersion: 0,
                 createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now)
             try record.insert(db)
-            self.noteActive(record.id!)
             return self.playerView(record)
         }
     }

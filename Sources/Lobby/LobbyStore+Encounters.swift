@@ -25,7 +25,7 @@ extension LobbyStore {
                   let target = try PlayerRecord.fetchOne(
                       db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
                       arguments: [major, minor]),
-                  try self.isOnAir(db, target, at: now),
+                  self.isOnAir(target.id!, activeAt: target.activeAt, at: now),
                   try !self.isBlocked(db, viewer, target.id!)
             else { return nil }
             if !self.fairPlay.hasGuesses(viewer, at: now), try !self.hasMet(db, viewer, target.id!) {
@@ -47,10 +47,10 @@ extension LobbyStore {
 
     /// Whether the player's agent spoke to the lobby within ``LobbyConfiguration/encounterWindow``
     /// before `at` (or since).
-    func isOnAir(_ db: Database, _ player: PlayerRecord, at: Date) throws -> Bool {
+    func isOnAir(_ player: Int64, activeAt written: Date?, at: Date) -> Bool {
         let since = at.addingTimeInterval(-configuration.encounterWindow)
-        if let active = fairPlay.lastActive(player.id!), active >= since { return true }
-        return (player.activeAt ?? .distantPast) >= since
+        if let active = fairPlay.lastActive(player), active >= since { return true }
+        return (written ?? .distantPast) >= since
     }
 
     /// Whether `observer` ever reported `seen`, or unlocked it.
@@ -126,15 +126,15 @@ extension LobbyStore {
                     continue
                 }
                 let at = min(sighting.at, context.now)
-                guard let player = try PlayerRecord.fetchOne(context.db.cached("""
-                    SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
+                guard let player = try Row.fetchOne(context.db.cached("""
+                    SELECT id, activeAt FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
                     """), arguments: [sighting.major, sighting.minor]),
-                      try self.isOnAir(context.db, player, at: at)
+                      self.isOnAir(player["id"], activeAt: player.date(atIndex: 1), at: at)
                 else {
                     if guessing { guessing = self.fairPlay.spendGuess(reporter, at: context.now) }
                     continue
                 }
-                let seen = player.id!
+                let seen: Int64 = player["id"]
                 guard seen != reporter else { continue }
                 if !guessing, try !self.hasMet(context.db, reporter, seen) { continue }
                 try context.db.execute(sql: """

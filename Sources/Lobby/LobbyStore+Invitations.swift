@@ -39,10 +39,15 @@ extension LobbyStore {
                 throw LobbyError(.conflict, "openGameLimitReached",
                     "You already take part in \(openGames) open games, the maximum: finish one before inviting again.")
             }
+            // A new account is held to stricter rules (``exclusionReason``): the time before which
+            // accounts are established, or nil when the inviter's is.
+            let newSince = context.now.addingTimeInterval(-configuration.newAccountAge).unixTime
+            let inviterIsNew = try Bool.fetchOne(db.cached("SELECT createdAt > ? FROM player WHERE id = ?"), arguments: [newSince, inviter]) ?? true
             var invitees: [PlayerRecord] = []
             var excluded: [ExcludedInvitee] = []
             for username in requested {
-                if let reason = try self.exclusionReason(&context, inviter: inviter, username: username, into: &invitees) {
+                if let reason = try self.exclusionReason(&context, inviter: inviter, newAccountsSince: inviterIsNew ? newSince : nil,
+                                                         username: username, into: &invitees) {
                     excluded.append(ExcludedInvitee(username: username, reason: reason))
                 }
             }
@@ -197,8 +202,11 @@ extension LobbyStore {
     }
 
     /// Why `username` cannot be invited by `inviter` now, or nil after appending it to `invitees`.
+    /// `newAccountsSince`: when the inviter's account is new, the time (seconds since 1970) after
+    /// which accounts are new; nil when it is established.
     private func exclusionReason(
-        _ context: inout WriteContext, inviter: Int64, username: String, into invitees: inout [PlayerRecord]
+        _ context: inout WriteContext, inviter: Int64, newAccountsSince newSince: Double?, username: String,
+        into invitees: inout [PlayerRecord]
     ) throws -> ExcludedInvitee.Reason? {
         let db = context.db
         guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
@@ -211,9 +219,7 @@ extension LobbyStore {
         if try !canInteract(db, viewer: inviter, with: targetId, now: context.now) { return .notNearby }
         // A new account may invite only a player it met both ways: its own report alone could be
         // made up, the invitee's agent hearing it cannot (from afar).
-        let newSince = context.now.addingTimeInterval(-configuration.newAccountAge).unixTime
-        let inviterIsNew = try Bool.fetchOne(db.cached("SELECT createdAt > ? FROM player WHERE id = ?"), arguments: [newSince, inviter]) ?? true
-        if inviterIsNew {
+        if newSince != nil {
             let metBothWays = try Bool.fetchOne(db.cached("""
                 SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
                     AND EXISTS (SELECT 1 FROM encounter WHERE observerId = ?2 AND seenId = ?1 AND lastSeenAt >= ?3)
@@ -233,7 +239,7 @@ extension LobbyStore {
         // Slots are counted per pair (one pending or open game, above) and the invitee's
         // ``LobbyConfiguration/maximumOpenInvitations`` holds only new accounts' invitations:
         // throw-away accounts can fill those, never the ones established players invite into.
-        if inviterIsNew {
+        if let newSince {
             let openInvitations = try Int.fetchOne(db.cached("""
                 SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId JOIN player p ON p.id = g.inviterId
                 WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending' AND p.createdAt > ?

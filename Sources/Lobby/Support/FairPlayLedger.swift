@@ -88,9 +88,7 @@ final class FairPlayLedger: Sendable {
     }
 
     /// Whether the player has guesses left.
-    func hasGuesses(_ player: Int64, at now: Date) -> Bool {
-        state.withLock { $0.guesses.wait(String(player), now: now.timeIntervalSince1970) == 0 }
-    }
+    func hasGuesses(_ player: Int64, at now: Date) -> Bool { guessWait(player, at: now) == 0 }
 
     /// Seconds until the player's next guess.
     func guessWait(_ player: Int64, at now: Date) -> TimeInterval {
