@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        // The rotating identities' derivation, shared by the agent, the location beacon and the lobby.
+        .target(name: "BeaconKeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // sensors → games → rounds: the samples and the scoring are pure (the lobby verifies
         // rounds with them); only `Sensors` links ALSA.
         .target(name: "SensorSamples"),
@@ -73,7 +75,7 @@ let package = Package(
         .target(
             name: "Radio",
             dependencies: [
-                "BeaconFrames", "DBus", "CBluetooth",
+                "BeaconFrames", "BeaconKeys", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -82,7 +84,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds", "SensorSamples",
+                "BeaconFrames", "BeaconKeys", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds", "SensorSamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +109,7 @@ let package = Package(
             path: "Benchmarks/BlueZSoak"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-hci-bench",
             dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
@@ -130,7 +132,7 @@ let package = Package(
         .target(
             name: "Lobby",
             dependencies: [
-                "Minigames", "SensorSamples",
+                "Minigames", "SensorSamples", "BeaconKeys",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -258,7 +260,7 @@ let package = Package(
             dependencies: ["Sensors", "Minigames"],
             path: "Benchmarks/SensorsBenchmark"
         ),
-        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames"]),
+        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
