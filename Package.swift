@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
+            dependencies: ["Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "Minigames", "Rounds", "SensorSamples"]
         ),
         .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "LobbyClient",
             dependencies: [
-                "LobbyAPI", "Minigames", "SensorSamples",
+                "LobbyAPI", "Minigames", "SensorSamples", "BeaconKeys",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -177,12 +177,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LobbyTests",
-            dependencies: ["Lobby", "Minigames", "SensorSamples", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Lobby", "BeaconKeys", "Minigames", "SensorSamples", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LobbyServerTests",
             dependencies: [
                 "BusTestSupport",
+                "BeaconKeys",
                 "Lobby",
                 "LobbyServer",
                 "LobbyClient",

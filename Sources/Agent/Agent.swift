@@ -32,6 +32,9 @@ public final class Agent: Sendable {
     public let session: GameSession
     public let radio: AgentRadio
     public let socketPath: String
+    /// What this device's rotating beacon identity is derived from; nil when the lobby never
+    /// gave one (then it advertises ``identity``'s static beacon).
+    public let rotation: RotationKey?
     /// The device's sensor calibration, stored at the lobby at start so it scores our rounds alike.
     public let calibration: SensorCalibration?
     let logger: Logger
@@ -42,8 +45,11 @@ public final class Agent: Sendable {
 
     /// Prepares an agent: opens its store and learns (or remembers) who it runs as. Nothing
     /// runs until ``run()``.
+    ///
+    /// - Parameter credentialsPath: where `credentials` came from: the beacon key the lobby gives
+    ///   is kept there when it is new.
     public init(configuration: AgentConfiguration, credentials: Credentials, radio: AgentRadio, rounds: any RoundPlaying,
-                calibration: SensorCalibration? = nil, paths: AgentPaths = AgentPaths(),
+                calibration: SensorCalibration? = nil, paths: AgentPaths = AgentPaths(), credentialsPath: String? = nil,
                 logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
         self.configuration = configuration
         self.calibration = calibration
@@ -58,6 +64,7 @@ public final class Agent: Sendable {
         socketPath = configuration.socket ?? paths.socket
         events = AgentEventBus()
         identity = try await Self.whoAmI(lobby: lobby, store: store, username: credentials.username, logger: logger)
+        rotation = await Self.rotationKey(lobby: lobby, credentials: credentials, path: credentialsPath, logger: logger)
         resolver = IdentityResolver(store: store, lobby: lobby, ttl: configuration.identityCacheSeconds,
                                     negativeTTL: configuration.unknownIdentityCacheSeconds)
         let outbox = Outbox(store: store, lobby: lobby, events: events)
@@ -68,9 +75,10 @@ public final class Agent: Sendable {
         }
         var deployment: UUID?
         if case let .iBeacon(uuid, _, _) = identity.beacon { deployment = UUID(uuidString: uuid.description) }
+        if let rotation { deployment = rotation.uuid }
         let siteRanging = SiteRanging(logger: logger)
         self.siteRanging = siteRanging
-        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment, onFirstSeen: { sightings in
+        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment, locationUUID: rotation?.locationUUID, onFirstSeen: { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }, onSite: { siteRanging.setSite($0) })
         let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
@@ -79,7 +87,40 @@ public final class Agent: Sendable {
         follower = LobbyEventsFollower(store: store, lobby: lobby, events: events, nearby: nearby) { game in
             if autoPlay { await session.playAll(game: game) }
         }
-        await nearby.setOwnIdentity(identity.beacon)
+        if let rotation {
+            await nearby.setOwnIdentities(Self.ownIdentities(rotation, at: Date()))
+        } else {
+            await nearby.setOwnIdentity(identity.beacon)
+        }
+    }
+
+    /// The key the lobby gives now, kept with the credentials when it is new; the one kept
+    /// there when the lobby cannot be asked; nil when neither is known.
+    static func rotationKey(lobby: LobbyClient, credentials: Credentials, path: String?, logger: Logger) async -> RotationKey? {
+        do {
+            guard let key = RotationKey(try await lobby.beaconKey()) else {
+                logger.error("the lobby gave a beacon key this agent cannot use; advertising the static identity")
+                return credentials.beaconKey
+            }
+            if key != credentials.beaconKey, let path {
+                var updated = credentials
+                updated.beaconKey = key
+                do { try updated.save(to: path) } catch { logger.notice("could not keep the beacon key in \(path): \(error)") }
+            }
+            return key
+        } catch {
+            if credentials.beaconKey == nil {
+                logger.notice("the lobby gave no beacon key (\(error)); advertising the static identity until it does")
+            }
+            return credentials.beaconKey
+        }
+    }
+
+    /// This device's identities in the period of `date` and its neighbours: never shown as players.
+    static func ownIdentities(_ key: RotationKey, at date: Date) -> Set<BeaconFrames.BeaconIdentity> {
+        let beacon = key.beacon(.player)
+        let index = beacon.index(at: date)
+        return Set(((index - 1)...(index + 1)).map { beacon.beaconIdentity(period: $0) })
     }
 
     /// Who the token belongs to and which beacon identity the lobby gave them; remembered in the
@@ -170,9 +211,9 @@ public final class Agent: Sendable {
                 // Location beacons go to the locations; everyone else's to the players.
                 var atLocations: [ProximityEvent] = []
                 var others = update.events
-                if update.events.contains(where: { locations.locationId($0.identity) != nil }) {
-                    atLocations = update.events.filter { locations.locationId($0.identity) != nil }
-                    others = update.events.filter { locations.locationId($0.identity) == nil }
+                if update.events.contains(where: { locations.isLocation($0.identity) }) {
+                    atLocations = update.events.filter { locations.isLocation($0.identity) }
+                    others = update.events.filter { !locations.isLocation($0.identity) }
                 }
                 if !atLocations.isEmpty { await locations.handle(atLocations) }
                 let events = nearby.relevant(others)
@@ -185,8 +226,20 @@ public final class Agent: Sendable {
     }
 
     func advertise() async {
-        guard configuration.advertise, let advertiser = radio.advertiser, let payload = identity.advertisingPayload else { return }
+        guard configuration.advertise, let advertiser = radio.advertiser else { return }
         do {
+            if let rotation {
+                // A new identity (and, where the radio chooses it, a new address) every period.
+                let beacon = rotation.beacon(.player)
+                let (nearby, metrics) = (nearby, metrics)
+                let payloads = beacon.payloads(onRotate: { index in
+                    metrics.rotations.add(1, ordering: .relaxed)
+                    Task { await nearby.setOwnIdentities(Set(((index - 1)...(index + 1)).map { beacon.beaconIdentity(period: $0) })) }
+                })
+                try await advertiser.advertise(rotating: payloads)
+                return
+            }
+            guard let payload = identity.advertisingPayload else { return }
             try await advertiser.advertise(payload)
         } catch is CancellationError {
         } catch {

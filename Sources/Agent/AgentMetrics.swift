@@ -11,6 +11,8 @@ import Synchronization
 public final class AgentMetrics: Sendable {
     /// Advertisements the radio delivered since the agent started.
     let advertisements = Atomic<Int>(0)
+    /// Times the advertised identity rotated (including the first one).
+    let rotations = Atomic<Int>(0)
     /// Beacons the ranging tracker holds, as of its last tick.
     let trackedBeacons = Atomic<Int>(0)
     /// (seconds, advertisements so far) at the last ticks, for the recent rate.
@@ -62,6 +64,7 @@ public final class AgentMetrics: Sendable {
         gauge("tracked_beacons", "", "Beacons the ranging tracker follows now.", Double(trackedBeacons.load(ordering: .relaxed)))
         counter("resolutions", "Beacon identities resolved, from the cache or from the lobby.", labels: [("source", "cache")], cacheHits)
         counter("resolutions", "Beacon identities resolved, from the cache or from the lobby.", labels: [("source", "lobby")], cacheMisses)
+        counter("identity_rotations", "Times the advertised beacon identity changed to a new period's.", rotations.load(ordering: .relaxed))
         gauge("queue_depth", "", "Operations waiting in the outgoing queue.", Double(queueDepth))
         counter("lobby_reconnects", "Times the lobby's event stream was connected again.", reconnects)
         counter("scan_restarts", "Discovery restarts and adapter power cycles after the radio fell silent.",

@@ -6,11 +6,16 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var lobby: String
     public var username: String
     public var token: String
+    /// The secret and period the player's rotating beacon identity is derived from, as the lobby
+    /// issued them (at sign-in, or when the agent first asked). As private as the token: with it
+    /// anyone could follow the player from period to period.
+    public var beaconKey: RotationKey?
 
-    public init(lobby: String, username: String, token: String) {
+    public init(lobby: String, username: String, token: String, beaconKey: RotationKey? = nil) {
         self.lobby = lobby
         self.username = username
         self.token = token
+        self.beaconKey = beaconKey
     }
 
     /// Writes the credentials atomically with mode 0600 (the folder made owner-only too).

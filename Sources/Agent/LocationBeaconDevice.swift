@@ -12,7 +12,19 @@ public struct MarkedLocation: Codable, Sendable, Equatable {
     public var lobby: String
     public var id: Int64
     public var name: String
+    /// The location's static identity (the deployment UUID, major 0, its id): what it
+    /// advertised before identities rotated, and still does when the lobby gave no key.
     public var beacon: PlayerBeacon
+    /// What its rotating identity is derived from: only the lobby and this device hold it.
+    public var beaconKey: RotationKey?
+
+    public init(lobby: String, id: Int64, name: String, beacon: PlayerBeacon, beaconKey: RotationKey? = nil) {
+        self.lobby = lobby
+        self.id = id
+        self.name = name
+        self.beacon = beacon
+        self.beaconKey = beaconKey
+    }
 }
 
 /// `nearplay beacon --location NAME`: a stationary device that marks a multiplayer location. It
@@ -67,7 +79,14 @@ public struct LocationBeaconDevice: Sendable {
         for attempt in 1...attempts {
             do {
                 let registered = try await lobby.registerLocation(name: name, timeZone: timeZone)
-                let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: registered.beacon)
+                // Its rotating identity's key; one remembered for this location serves when the
+                // lobby cannot give it now.
+                let key = (try? await lobby.beaconKey(location: registered.id)).flatMap { RotationKey($0) }
+                    ?? (remembered?.id == registered.id ? remembered?.beaconKey : nil)
+                if key == nil {
+                    logger.notice("location \(registered.name): the lobby gave no beacon key; advertising its static identity, which anyone who hears it can replay")
+                }
+                let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: registered.beacon, beaconKey: key)
                 try remember(marked, in: stateDirectory, file: file)
                 return marked
             } catch let error as LobbyClientError where error.status == 401 {
@@ -132,9 +151,17 @@ public struct LocationBeaconDevice: Sendable {
         guard let payload else {
             throw AgentError("The lobby gave location \(location.name) a beacon identity out of range: \(location.beacon).", code: "badResponse")
         }
-        logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon.beaconIdentity?.description ?? "?")")
+        let service: AdvertisingService
+        if let key = location.beaconKey {
+            let beacon = key.beacon(.location, measuredPower: measuredPower)
+            logger.notice("location \(location.name) (\(location.id)) advertising a rotating identity under \(beacon.uuid), a new one every \(key.period)")
+            service = AdvertisingService(advertiser: advertiser, payload: payload, rotating: beacon)
+        } else {
+            logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon.beaconIdentity?.description ?? "?")")
+            service = AdvertisingService(advertiser: advertiser, payload: payload)
+        }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: AdvertisingService(advertiser: advertiser, payload: payload), successTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup),
         ]
         if let session {
             let (location, interval, logger) = (location, onAirInterval, logger)
@@ -173,14 +200,21 @@ extension LocationBeaconDevice {
     }
 }
 
-/// Advertises one payload until graceful shutdown cancels it.
+/// Advertises one payload, or a rotating beacon's, until graceful shutdown cancels it.
 struct AdvertisingService: Service {
     let advertiser: any Advertiser
     let payload: AdvertisingPayload
+    var rotating: RotatingBeacon? = nil
 
     func run() async throws {
         do {
-            try await cancelWhenGracefulShutdown { try await advertiser.advertise(payload) }
+            try await cancelWhenGracefulShutdown {
+                if let rotating {
+                    try await advertiser.advertise(rotating: rotating.payloads())
+                } else {
+                    try await advertiser.advertise(payload)
+                }
+            }
         } catch is CancellationError {}
     }
 }

@@ -28,7 +28,8 @@ public struct NearbyLocation: Codable, Sendable, Equatable {
 public actor NearbyLocations {
     private struct Entry {
         var identity: BeaconFrames.BeaconIdentity
-        var id: Int64
+        /// Known at once for a static identity; for a rotating one, once the lobby answered.
+        var id: Int64?
         var distance: Double?
         var zone: Zone = .unknown
         var lastSeen: Date
@@ -44,6 +45,8 @@ public actor NearbyLocations {
     private let lobby: LobbyClient
     private let events: AgentEventBus
     private let deployment: UUID?
+    /// The proximity UUID this deployment's locations rotate their identities under.
+    private let locationUUID: BeaconUUID?
     private let logger: Logger
     private let onFirstSeen: @Sendable ([EncounterSighting]) async -> Void
     private let onSite: @Sendable (RangingSite?) -> Void
@@ -63,7 +66,10 @@ public actor NearbyLocations {
     ///   - onSite: called when the site to range with changes: the nearest recognised location
     ///     in range that published a site profile, or nil when none is.
     ///   - refreshInterval: seconds after which a location in range is looked up again.
-    public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, logger: Logger = Logger(label: "nearplay.locations"),
+    ///   - locationUUID: the proximity UUID locations rotate their identities under (the lobby's
+    ///     beacon key names it); nil recognises only static location identities.
+    public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, locationUUID: UUID? = nil,
+                logger: Logger = Logger(label: "nearplay.locations"),
                 refreshInterval: TimeInterval = 60,
                 onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in },
                 onSite: @escaping @Sendable (RangingSite?) -> Void = { _ in }) {
@@ -71,25 +77,40 @@ public actor NearbyLocations {
         self.lobby = lobby
         self.events = events
         self.deployment = deployment
+        self.locationUUID = locationUUID.flatMap { BeaconUUID($0.uuidString) }
         self.logger = logger
         self.onFirstSeen = onFirstSeen
         self.onSite = onSite
     }
 
-    /// The location id `identity` advertises, or nil when it is no location of this deployment.
+    /// The location id a static location identity names (the deployment UUID, major 0, the id
+    /// as minor: what locations advertised before their identities rotated), or nil.
     public nonisolated func locationId(_ identity: BeaconFrames.BeaconIdentity) -> Int64? {
         guard let deployment, let beacon = PlayerBeacon(identity) else { return nil }
         return LocationBeacon.locationId(of: beacon, deployment: deployment)
+    }
+
+    /// Whether `identity` is a location's: a rotating one under the locations' UUID, or a static one.
+    public nonisolated func isLocation(_ identity: BeaconFrames.BeaconIdentity) -> Bool {
+        if let locationUUID, case .iBeacon(let uuid, _, _) = identity, uuid == locationUUID { return true }
+        return locationId(identity) != nil
+    }
+
+    /// Whether another entry already shows location `id`.
+    private func isShown(_ id: Int64, besides identity: BeaconFrames.BeaconIdentity) -> Bool {
+        entries.contains { $0.key != identity && $0.value.id == id && $0.value.location != nil }
     }
 
     /// Takes the pipeline's events about location beacons, in order.
     public func handle(_ proximityEvents: [ProximityEvent]) {
         let now = Date()
         for event in proximityEvents {
-            guard let id = locationId(event.identity) else { continue }
+            guard isLocation(event.identity) else { continue }
             switch event.kind {
             case .enter:
-                if entries[event.identity] == nil { entries[event.identity] = Entry(identity: event.identity, id: id, lastSeen: now) }
+                if entries[event.identity] == nil {
+                    entries[event.identity] = Entry(identity: event.identity, id: locationId(event.identity), lastSeen: now)
+                }
                 lookUp(event.identity)
             case .range:
                 guard var entry = entries[event.identity] else { continue }
@@ -102,8 +123,11 @@ public actor NearbyLocations {
                     refresh(event.identity)
                 }
             case .exit:
-                guard let entry = entries.removeValue(forKey: event.identity), let location = entry.location else { continue }
-                events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: entry.id))
+                guard let entry = entries.removeValue(forKey: event.identity), let location = entry.location, let id = entry.id,
+                      // A location whose identity rotated is still here under the new one.
+                      !isShown(id, besides: event.identity)
+                else { continue }
+                events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: id))
             }
         }
         followSite()
@@ -115,9 +139,9 @@ public actor NearbyLocations {
     /// take turns at being nearest.
     public func rangingSite() -> RangingSite? {
         entries.values.compactMap { entry -> (loss: Double, site: RangingSite)? in
-            guard let location = entry.location, let profile = location.siteProfile,
+            guard let location = entry.location, let id = entry.id, let profile = location.siteProfile,
                   RangingSite.plausibleExponents.contains(profile.exponent) else { return nil }
-            return (entry.loss ?? .infinity, RangingSite(location: entry.id, name: location.name, exponent: profile.exponent))
+            return (entry.loss ?? .infinity, RangingSite(location: id, name: location.name, exponent: profile.exponent))
         }.min { ($0.loss, $0.site.location) < ($1.loss, $1.site.location) }?.site
     }
 
@@ -131,9 +155,9 @@ public actor NearbyLocations {
 
     /// Recognised locations in range, nearest first.
     public func locations() -> [NearbyLocation] {
-        entries.values.compactMap { entry -> NearbyLocation? in
-            guard let location = entry.location else { return nil }
-            return NearbyLocation(id: entry.id, name: location.name, beacon: entry.identity.description, distance: entry.distance,
+        newestEntries().compactMap { entry -> NearbyLocation? in
+            guard let location = entry.location, let id = entry.id else { return nil }
+            return NearbyLocation(id: id, name: location.name, beacon: entry.identity.description, distance: entry.distance,
                                   zone: entry.zone.rawValue, lastSeen: entry.lastSeen, tournaments: location.tournaments)
         }.sorted { ($0.distance ?? .infinity, $0.id) < ($1.distance ?? .infinity, $1.id) }
     }
@@ -145,10 +169,29 @@ public actor NearbyLocations {
     }
 
     /// The lobby's form of the locations in range, for an encounter report.
+    /// Only the identity each location advertises now (heard last), and only while it is heard:
+    /// the lobby refuses an identity of a period that is over, or one heard too long ago.
     public func encounterSightings() -> [EncounterSighting] {
-        entries.values.compactMap { entry in
-            entry.location == nil ? nil : EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
+        let recent = Date().addingTimeInterval(-Self.reportableAge)
+        return newestEntries().compactMap { entry in
+            entry.lastSeen < recent ? nil : EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
         }
+    }
+
+    /// How long after last hearing a location the agent still reports it: inside the lobby's
+    /// presence window (30 s by default).
+    static let reportableAge: TimeInterval = 20
+
+    /// Each recognised location's entry heard last (a location whose identity rotated is heard
+    /// under both until the old one times out).
+    private func newestEntries() -> [Entry] {
+        var newest: [Int64: Entry] = [:]
+        for entry in entries.values {
+            guard entry.location != nil, let id = entry.id else { continue }
+            if let other = newest[id], other.lastSeen >= entry.lastSeen { continue }
+            newest[id] = entry
+        }
+        return Array(newest.values)
     }
 
     private func lookUp(_ identity: BeaconFrames.BeaconIdentity) {
@@ -158,12 +201,16 @@ public actor NearbyLocations {
         let (lobby, id, logger, retry) = (lobby, entry.id, logger, retryAfterFailure)
         Task {
             do {
-                self.found(identity, try await lobby.location(id))
+                if let id {
+                    self.found(identity, try await lobby.location(id))
+                } else if let beacon = PlayerBeacon(identity) {
+                    self.found(identity, try await lobby.resolveLocation(beacon))
+                }
             } catch let error as LobbyClientError where error.status == 404 {
-                logger.info("the beacon \(identity) names location \(id), which the lobby does not know")
+                logger.info("the beacon \(identity) names no location the lobby knows now")
                 self.lookedUp(identity)
             } catch {
-                logger.info("could not look up location \(id): \(error)")
+                logger.info("could not look up the location advertising \(identity): \(error)")
                 self.lookedUp(identity)
                 try? await Task.sleep(for: retry)
                 self.lookUp(identity)
@@ -175,7 +222,7 @@ public actor NearbyLocations {
 
     /// Asks the lobby about a recognised location again; a failure waits for the next interval.
     private func refresh(_ identity: BeaconFrames.BeaconIdentity) {
-        guard let id = entries[identity]?.id else { return }
+        guard let id = entries[identity]?.id ?? nil else { return }
         entries[identity]?.looking = true
         let (lobby, logger) = (lobby, logger)
         Task {
@@ -201,8 +248,14 @@ public actor NearbyLocations {
         guard var entry = entries[identity], entry.location == nil else { return }
         entry.looking = false
         entry.location = location
+        entry.id = location.id
         entry.fetchedAt = Date()
         entries[identity] = entry
+        // The same location under its next period's identity: no new arrival.
+        if isShown(location.id, besides: identity) {
+            followSite()
+            return
+        }
         let running = location.tournaments.filter { $0.state == .open }
             .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period.rawValue, endsAt: $0.endsAt) }
         events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,

@@ -52,7 +52,8 @@ public actor NearbyPlayers {
     private let events: AgentEventBus
     private let logger: Logger
     private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
-    private var ownIdentity: BeaconFrames.BeaconIdentity?
+    /// This device's identities (its rotating one's current and neighbouring periods).
+    private var ownIdentities: Set<BeaconFrames.BeaconIdentity> = []
     /// Called with each player the first time they are recognised in this run, so the lobby
     /// hears of the encounter at once (invitations need a recent one).
     private let onFirstRecognised: @Sendable ([EncounterSighting]) async -> Void
@@ -74,7 +75,10 @@ public actor NearbyPlayers {
     }
 
     /// This device's own identity, never shown as a nearby player.
-    public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentity = identity }
+    public func setOwnIdentity(_ identity: BeaconFrames.BeaconIdentity?) { ownIdentities = identity.map { [$0] } ?? [] }
+
+    /// This device's own identities (a rotating one's around now), never shown as nearby players.
+    public func setOwnIdentities(_ identities: Set<BeaconFrames.BeaconIdentity>) { ownIdentities = identities }
 
     /// The distance model and uncertainty two-way estimates use: the pipeline's own.
     public func setRanging(_ configuration: RangingConfiguration) {
@@ -105,7 +109,7 @@ public actor NearbyPlayers {
     public func handle(_ proximityEvents: [ProximityEvent], distanceModel: DistanceModel? = nil) {
         let now = Date()
         if let distanceModel { peers.model = distanceModel }
-        for event in proximityEvents where event.identity != ownIdentity {
+        for event in proximityEvents where !ownIdentities.contains(event.identity) {
             switch event.kind {
             case .enter:
                 if entries[event.identity] == nil {
@@ -132,17 +136,35 @@ public actor NearbyPlayers {
             case .exit:
                 guard let entry = entries.removeValue(forKey: event.identity) else { continue }
                 if entry.player == nil { _ = hidden.withLock { $0.remove(event.identity) } }
-                if entry.announced, let player = entry.player {
+                // A player whose identity rolled over is still here under the new one.
+                if entry.announced, let player = entry.player, !isAnnounced(player.username) {
                     events.publish(AgentEvent(.playerGone, player: player.username, name: player.displayName, beacon: entry.identity.description))
                 }
             }
         }
     }
 
+    /// Whether `username` is shown under some identity in range.
+    private func isAnnounced(_ username: String) -> Bool {
+        entries.values.contains { $0.announced && $0.player?.username == username }
+    }
+
+    /// Each recognised player's newest entry: a player whose identity rolled over is heard under
+    /// both until the old one times out, and is one player all the same.
+    private func newestEntries() -> [Entry] {
+        var newest: [String: Entry] = [:]
+        for entry in entries.values {
+            guard entry.announced, let username = entry.player?.username else { continue }
+            if let other = newest[username], other.lastSeen >= entry.lastSeen { continue }
+            newest[username] = entry
+        }
+        return Array(newest.values)
+    }
+
     /// Recognised players in range, nearest first.
     public func players() -> [NearbyPlayer] {
-        entries.values.compactMap { entry -> NearbyPlayer? in
-            guard entry.announced, let player = entry.player else { return nil }
+        newestEntries().compactMap { entry -> NearbyPlayer? in
+            guard let player = entry.player else { return nil }
             return NearbyPlayer(username: player.username, name: player.displayName, beacon: entry.identity.description,
                                 distance: entry.distance, distanceLow: entry.interval?.lowerBound, distanceHigh: entry.interval?.upperBound,
                                 ranging: entry.distance == nil ? nil : entry.ranging.rawValue,
@@ -152,10 +174,7 @@ public actor NearbyPlayers {
 
     /// The lobby's form of the players in range, for an encounter report.
     public func encounterSightings() -> [EncounterSighting] {
-        entries.values.compactMap { entry in
-            guard entry.player != nil else { return nil }
-            return Self.sighting(entry)
-        }
+        newestEntries().compactMap { Self.sighting($0) }
     }
 
     /// Stops showing `username` (after a block) until the lobby says otherwise.
@@ -200,12 +219,15 @@ public actor NearbyPlayers {
             if answer == .unavailable { retryLater(identity) } else { _ = hidden.withLock { $0.insert(identity) } }
             return
         }
+        // The same player under a new identity (theirs rotated): one player, no new arrival.
+        let known = isAnnounced(player.username)
         entry.player = player
         entry.announced = true
         entry.announcedDistance = entry.distance
         entry.announcedZone = entry.zone
         entry.announcedRanging = entry.ranging
         entries[identity] = entry
+        if known { return }
         events.publish(Self.event(.playerNearby, player, entry))
         if reported.insert(player.username).inserted, let sighting = Self.sighting(entry) {
             let report = onFirstRecognised

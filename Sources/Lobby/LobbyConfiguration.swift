@@ -1,3 +1,4 @@
+import BeaconKeys
 import Foundation
 import Minigames
 
@@ -64,6 +65,19 @@ public struct LobbyConfiguration: Sendable {
     /// again is not a change): enough to recalibrate a new device or room, too few to try
     /// calibrations until one scores best.
     public var calibrationChangesPerDay = 3
+    /// How long each rotating beacon identity lasts (``RotationPeriod``): players and locations
+    /// advertise a new major and minor, derived from a secret only they and the lobby hold, every
+    /// period. Agents and beacons read it from the lobby. 15 minutes by default; tests use seconds.
+    public var rotationPeriod: RotationPeriod = .standard
+    /// A sighting of a location proves presence only when it reaches the lobby within this many
+    /// seconds of the location's period ending (and of being heard): an identity recorded
+    /// earlier and advertised again elsewhere is refused. It bounds a live relay to seconds.
+    public var presenceReportWindow: TimeInterval = 30
+    /// How long after the upgrade to rotating identities the old static ones still resolve, in
+    /// seconds, so devices already deployed can be updated: counted from the first start of a
+    /// lobby that had players or locations then (a new deployment has no static identities). 0
+    /// turns them off at once.
+    public var staticIdentityGrace: TimeInterval = 14 * 86400
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -127,6 +141,12 @@ public struct LobbyConfiguration: Sendable {
         for (name, value) in [("encounterReportsPerMinute", encounterReportsPerMinute), ("resolutionsPerMinute", resolutionsPerMinute),
                               ("identityGuessesPerHour", identityGuessesPerHour)] where value < 1 {
             throw LobbyError.invalid(name, "must be at least 1, got \(value).")
+        }
+        guard presenceReportWindow >= 1 else {
+            throw LobbyError.invalid("presenceReportWindow", "must be at least 1 s, got \(presenceReportWindow).")
+        }
+        guard staticIdentityGrace >= 0 else {
+            throw LobbyError.invalid("staticIdentityGrace", "must be 0 s or more, got \(staticIdentityGrace).")
         }
         return copy
     }

@@ -1,12 +1,14 @@
+import BeaconKeys
 import Crypto
 import Foundation
 import GRDB
 import HummingbirdBcrypt
 
 extension LobbyStore {
-    /// Registers a player and allocates its beacon identity (a random free major/minor pair,
-    /// ``freeBeaconIdentity(_:)``, inside the insert's transaction, so two registrations never get
-    /// the same one).
+    /// Registers a player with the secret its rotating beacon identity is derived from
+    /// (``beaconKey(_:)`` hands it to the player's agent), and a static identity (a random free
+    /// major/minor pair, ``freeBeaconIdentity(_:)``, inside the insert's transaction, so two
+    /// registrations never get the same one).
     public func register(_ registration: Registration) async throws -> Player {
         let username = try Validation.username(registration.username)
         let firstName = try Validation.name(registration.firstName, field: "firstName")
@@ -15,7 +17,10 @@ extension LobbyStore {
         let password = try Validation.password(registration.password)
         let cost = configuration.bcryptCost
         let hash = await offload { Bcrypt.hash(password, cost: cost) }
-        return try await write { context in
+        // Its rotating identity's secret (``RotatingIdentity``); the static pair is what it
+        // advertised before identities rotated, kept unique for the migration window.
+        let secret = BeaconSecret.random()
+        let (player, id) = try await write { context in
             let db = context.db
             if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
@@ -38,10 +43,13 @@ extension LobbyStore {
             var record = PlayerRecord(
                 id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
                 passwordHash: hash, beaconMajor: identity.major, beaconMinor: identity.minor, photoVersion: 0,
-                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now)
+                createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now,
+                beaconSecret: Data(secret.bytes))
             try record.insert(db)
-            return self.playerView(record)
+            return (self.playerView(record), record.id!)
         }
+        identities.add(.player, id, secret: secret)
+        return player
     }
 
     /// A random identity no player holds: major 1…65535 (0 is the locations'), minor 0…65535.
@@ -81,6 +89,8 @@ extension LobbyStore {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
         let lifetime = configuration.sessionLifetime
+        // A player registered before identities rotated gets its secret at its next sign-in.
+        if record.beaconSecret == nil { _ = try await beaconKey(record.id!) }
         return try await write { context in
             let expiresAt = context.now.addingTimeInterval(lifetime)
             var session = SessionRecord(
@@ -244,7 +254,7 @@ extension LobbyStore {
         Player(
             username: record.username ?? "", firstName: record.firstName ?? "", lastName: record.lastName ?? "",
             email: record.email ?? "",
-            beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: record.beaconMajor, minor: record.beaconMinor),
+            beacon: currentBeacon(record, at: clock.now()),
             photoURL: photoURL(record), createdAt: record.createdAt)
     }
 

@@ -21,17 +21,28 @@ extension LobbyStore {
                 retryAfter: wait)
         }
         let found: PublicProfile? = try await read { db, now in
-            guard uuid == deployment,
-                  let target = try PlayerRecord.fetchOne(
-                      db.cached("SELECT * FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL"),
-                      arguments: [major, minor]),
-                  self.isOnAir(target.id!, activeAt: target.activeAt, at: now),
-                  try !self.isBlocked(db, viewer, target.id!)
-            else { return nil }
-            if !self.fairPlay.hasGuesses(viewer, at: now), try !self.hasMet(db, viewer, target.id!) {
+            guard uuid == deployment else { return nil }
+            // Players on the air whom the viewer does not block (nor they the viewer); when two
+            // players' identities collide in this period, the one the viewer met before, if only
+            // one was.
+            var candidates = try self.players(db, major: major, minor: minor, heardAt: now, now: now).filter { player in
+                try self.isOnAir(player.id, activeAt: player.activeAt, at: now) && !self.isBlocked(db, viewer, player.id)
+            }.map(\.id)
+            if candidates.count > 1 {
+                let met = try candidates.filter { try self.hasMet(db, viewer, $0) }
+                if met.count == 1 { candidates = met }
+            }
+            guard let target = candidates.first else { return nil }
+            guard candidates.count == 1 else {
+                let left = self.configuration.rotationPeriod.end(of: self.configuration.rotationPeriod.index(at: now)).timeIntervalSince(now)
+                throw LobbyError(.conflict, "ambiguousIdentity",
+                    "Two players near you advertise \(uuid.uuidString)/\(major)/\(minor) in this period; both identities change in \(Int(left.rounded(.up))) s: ask again then.")
+            }
+            if !self.fairPlay.hasGuesses(viewer, at: now), try !self.hasMet(db, viewer, target) {
                 throw self.guessesSpent(viewer, at: now)
             }
-            return try self.profile(db, target, now: now)
+            guard let record = try Query.player(db, id: target) else { return nil }
+            return try self.profile(db, record, now: now)
         }
         if let found { return found }
         guard fairPlay.spendGuess(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
@@ -116,25 +127,35 @@ extension LobbyStore {
             // One peerReading per player seen and report (its newest reading), however many
             // sightings of that player the report carries.
             var readings: [Int64: EncounterSighting] = [:]
-            for sighting in sightings where sighting.uuid == deployment {
-                if sighting.major == LocationBeacon.major {
-                    if try self.recordLocationSighting(&context, reporter: reporter, sighting) {
+            var refused: [SightingRefusal] = []
+            for (index, sighting) in sightings.enumerated() {
+                if sighting.uuid == self.locationUUID || (sighting.uuid == deployment && sighting.major == LocationBeacon.major) {
+                    switch try self.recordLocationSighting(&context, reporter: reporter, sighting) {
+                    case .location:
                         recorded += 1
-                    } else if guessing {
-                        guessing = self.fairPlay.spendGuess(reporter, at: context.now)
+                    case .refused(let reason):
+                        refused.append(SightingRefusal(index: index, reason: reason.rawValue))
+                        self.presenceRefusals[reason.rawValue]?.increment()
+                    case .unknown:
+                        if guessing { guessing = self.fairPlay.spendGuess(reporter, at: context.now) }
                     }
                     continue
                 }
+                guard sighting.uuid == deployment else { continue }
                 let at = min(sighting.at, context.now)
-                guard let player = try Row.fetchOne(context.db.cached("""
-                    SELECT id, activeAt FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
-                    """), arguments: [sighting.major, sighting.minor]),
-                      self.isOnAir(player["id"], activeAt: player.date(atIndex: 1), at: at)
-                else {
+                // A player on the air; when two players' identities collide in the period, the
+                // one the reporter met before, if only one was; otherwise neither is recorded.
+                var candidates = try self.players(context.db, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
+                    .filter { self.isOnAir($0.id, activeAt: $0.activeAt, at: at) }.map(\.id)
+                if candidates.count > 1 {
+                    let met = try candidates.filter { try self.hasMet(context.db, reporter, $0) }
+                    if met.count != 1 { continue }
+                    candidates = met
+                }
+                guard let seen = candidates.first else {
                     if guessing { guessing = self.fairPlay.spendGuess(reporter, at: context.now) }
                     continue
                 }
-                let seen: Int64 = player["id"]
                 guard seen != reporter else { continue }
                 if !guessing, try !self.hasMet(context.db, reporter, seen) { continue }
                 try context.db.execute(sql: """
@@ -152,7 +173,7 @@ extension LobbyStore {
             for (seen, sighting) in readings.sorted(by: { $0.key < $1.key }) {
                 try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
             }
-            let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded)
+            let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded, refused: refused.isEmpty ? nil : refused)
             if let key {
                 try context.db.cached("""
                     INSERT INTO encounterReport (reporterId, key, recorded, ignored, createdAt) VALUES (?, ?, ?, ?, ?)

@@ -1,3 +1,4 @@
+import BeaconKeys
 import Foundation
 import GRDB
 
@@ -40,9 +41,12 @@ extension LobbyStore {
             guard count < LocationBeacon.maximumLocations else {
                 throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
             }
-            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt, onAirAt) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime, context.now.unixTime])
+            let secret = BeaconSecret.random()
+            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt, onAirAt, beaconSecret) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime, context.now.unixTime, Data(secret.bytes)])
             let id = db.lastInsertedRowID
+            // In the tables at once; a transaction that then fails leaves an id no sighting names.
+            self.identities.add(.location, id, secret: secret)
             try self.scheduleTournaments(&context, locationId: id)
             return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: true)
         }
@@ -84,22 +88,24 @@ extension LobbyStore {
         }
     }
 
-    /// Records that `reporter` saw the location advertising `sighting`; false when the sighting is
-    /// not of a location of this deployment. Called for each sighting of an encounter report.
-    func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> Bool {
+    /// Records that `reporter` saw the location advertising `sighting` (``location(_:now:)``
+    /// says which location, if the sighting proves presence at all). Called for each sighting
+    /// of a location in an encounter report.
+    func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> LocationMatch {
         let at = min(sighting.at, context.now)
+        let match = location(sighting, now: context.now)
+        guard case .location(let id) = match else { return match }
         // Only a beacon on the air could have been heard: its device told the lobby so within the
         // encounter window before the sighting (``markOnAir(_:location:)``).
-        guard sighting.uuid == configuration.deploymentUUID, sighting.major == LocationBeacon.major,
-              try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
-                                arguments: [sighting.minor, at.addingTimeInterval(-configuration.encounterWindow).unixTime]) == true
-        else { return false }
+        guard try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
+                                arguments: [id, at.addingTimeInterval(-configuration.encounterWindow).unixTime]) == true
+        else { return .unknown }
         try context.db.cached("""
             INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
             ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                 distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
-            """).execute(arguments: [reporter, sighting.minor, at.unixTime, sighting.distance])
-        return true
+            """).execute(arguments: [reporter, id, at.unixTime, sighting.distance])
+        return match
     }
 
     /// The location's beacon device says it is advertising now. Only its owner's session can say

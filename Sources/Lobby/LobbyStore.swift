@@ -1,3 +1,4 @@
+import BeaconKeys
 import CoreMetrics
 import Foundation
 import GRDB
@@ -28,6 +29,14 @@ public final class LobbyStore: Sendable {
     /// A hash at the configured cost that sign-ins for unknown usernames are checked against, so
     /// they take as long as sign-ins with a wrong password.
     let dummyPasswordHash: String
+    /// Every player's and location's rotating identity around now.
+    let identities: IdentityDirectory
+    /// Until when the static identities of before rotation still resolve; nil when they never
+    /// do (``LobbyConfiguration/staticIdentityGrace``).
+    let staticIdentitiesUntil: Date?
+    /// Sightings of locations refused as proof of presence
+    /// (`nearplay_lobby_presence_refused_total`), by reason.
+    let presenceRefusals: [String: CoreMetrics.Counter]
 
     /// Opens (creating and migrating if needed) the store at `path`, in WAL mode with foreign keys on.
     public init(
@@ -60,6 +69,22 @@ public final class LobbyStore: Sendable {
         flagCounters = Dictionary(uniqueKeysWithValues: PlayerFlagReason.allCases.map {
             ($0, Counter(label: "nearplay_lobby_players_flagged_total", dimensions: [("reason", $0.rawValue)], factory: metrics))
         })
+        presenceRefusals = Dictionary(uniqueKeysWithValues: PresenceRefusal.allCases.map {
+            ($0.rawValue, Counter(label: "nearplay_lobby_presence_refused_total", dimensions: [("reason", $0.rawValue)], factory: metrics))
+        })
+        identities = IdentityDirectory(period: configuration.rotationPeriod)
+        let (players, locations, since) = try database.read { db in
+            (try Row.fetchAll(db, sql: "SELECT id, beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL"),
+             try Row.fetchAll(db, sql: "SELECT id, beaconSecret FROM location WHERE beaconSecret IS NOT NULL"),
+             try Double.fetchOne(db, sql: "SELECT value FROM lobbySetting WHERE name = 'staticIdentitiesSince'"))
+        }
+        func secrets(_ rows: [Row]) -> [(Int64, BeaconSecret)] {
+            rows.compactMap { row in (row["beaconSecret"] as Data?).flatMap { BeaconSecret(bytes: Array($0)) }.map { (row["id"], $0) } }
+        }
+        identities.load(players: secrets(players), locations: secrets(locations), now: clock.now())
+        staticIdentitiesUntil = since.flatMap { since in
+            configuration.staticIdentityGrace > 0 ? Date(timeIntervalSince1970: since + configuration.staticIdentityGrace) : nil
+        }
     }
 
     /// Checkpoints the WAL and closes every connection. Call once, after the last request.

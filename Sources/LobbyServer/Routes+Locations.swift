@@ -23,6 +23,24 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         try await store.markOnAir(try context.player(), location: try context.pathInteger("id", as: Int64.self))
         return Response(status: .noContent)
     }
+    group.get("locations/:id/beacon-key") { _, context in
+        let key = try await store.locationBeaconKey(try context.player(), location: try context.pathInteger("id", as: Int64.self))
+        var response = try JSONBody.response(.ok, key)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+    group.get("locations/beacons/:uuid/:major/:minor") { _, context in
+        let text = try context.parameters.require("uuid")
+        guard let uuid = UUID(uuidString: text) else {
+            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
+        }
+        let major = try context.pathInteger("major", as: Int.self)
+        let minor = try context.pathInteger("minor", as: Int.self)
+        for (name, value) in [("major", major), ("minor", minor)] where value > 65535 {
+            throw APIError(.badRequest, "invalidField", "\(name): must be 0…65535, got \(value).")
+        }
+        return try JSONBody.response(.ok, try await store.resolveLocation(viewer: try context.player(), uuid: uuid, major: major, minor: minor))
+    }
     group.get("locations/:id/tournaments") { _, context in
         _ = try context.player()
         return try JSONBody.response(.ok, try await store.tournaments(location: try context.pathInteger("id", as: Int64.self)))

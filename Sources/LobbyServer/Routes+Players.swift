@@ -58,6 +58,11 @@ func addPlayerRoutes(
     group.get("players/me/calibration") { _, context in
         try JSONBody.response(.ok, try await store.calibration(try context.player()))
     }
+    group.get("players/me/beacon-key") { _, context in
+        var response = try JSONBody.response(.ok, try await store.beaconKey(try context.player()))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
     group.get("players/:username/photo") { _, context in
         let username = try context.parameters.require("username")
         let photo = try await store.photo(viewer: try context.player(), username: username)

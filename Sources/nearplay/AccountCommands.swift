@@ -36,8 +36,11 @@ struct AccountOptions: ParsableArguments {
     func logIn(client: LobbyClient, password: String) async throws {
         let session = try await client.logIn(username: username, password: password)
         let path = credentials ?? AgentPaths().credentialsFile
+        // The secret the agent rotates its beacon identity with, kept with the session.
+        let key = try? await client.authenticated(session.token).beaconKey()
         do {
-            try Credentials(lobby: client.baseURL, username: username, token: session.token).save(to: path)
+            try Credentials(lobby: client.baseURL, username: username, token: session.token,
+                            beaconKey: key.flatMap { RotationKey($0) }).save(to: path)
         } catch {
             throw CommandFailure(error.message)
         }

@@ -29,7 +29,8 @@ struct AgentCommand: AsyncParsableCommand {
         let paths = AgentPaths()
         do {
             let configuration = try AgentConfiguration.load(path: config, paths: paths)
-            let credentials = try Credentials.load(from: configuration.credentials ?? paths.credentialsFile)
+            let credentialsPath = configuration.credentials ?? paths.credentialsFile
+            let credentials = try Credentials.load(from: credentialsPath)
             let radio = try AgentRadio.make(configuration.radio)
             let calibration: SensorCalibration
             do {
@@ -39,7 +40,7 @@ struct AgentCommand: AsyncParsableCommand {
             }
             let rounds = SensorRoundPlayer(sensors: configuration.sensors, recordings: configuration.recordings, calibration: calibration)
             let agent = try await Agent(configuration: configuration, credentials: credentials, radio: radio,
-                                        rounds: rounds, calibration: calibration, paths: paths)
+                                        rounds: rounds, calibration: calibration, paths: paths, credentialsPath: credentialsPath)
             try await agent.run()
         } catch let error as AgentError {
             throw CommandFailure(error.message)

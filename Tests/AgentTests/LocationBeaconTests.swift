@@ -37,7 +37,7 @@ import Testing
                                       log: folder.path + "/beacon.log", environment: environment)
         defer { beacon.kill() }
 
-        // The location's identity goes on the air: the deployment UUID, major 0, its id as minor.
+        // The location's rotating identity goes on the air under the deployment's location UUID.
         var advertised: BeaconFrames.BeaconIdentity?
         _ = await eventually(timeout: 30) {
             guard let registered = try? await mock.registeredAdvertisement(),
@@ -50,18 +50,23 @@ import Testing
         }
         let identity = try #require(advertised, "the beacon advertised nothing: \(beacon.output)")
         guard case let .iBeacon(uuid, major, minor) = identity else { throw AgentError("not an iBeacon: \(identity)") }
-        #expect(major == 0 && minor >= 1)
-        #expect(uuid.description == alice.beacon.uuid.uuidString, "the deployment's UUID")
-        let location = try await alice.client.location(Int64(minor))
+        let remembered = try String(contentsOfFile: folder.path + "/beacon-state/beacon-Hall.json", encoding: .utf8)
+        let marked = try JSONDecoder().decode(MarkedLocation.self, from: Data(remembered.utf8))
+        let key = try await owner.client.beaconKey(location: marked.id)
+        #expect(uuid.description == key.locationUuid.uuidString && uuid.description != alice.beacon.uuid.uuidString,
+                "the deployment's location UUID, not the players'")
+        #expect(PlayerBeacon(uuid: key.locationUuid, major: Int(major), minor: Int(minor)) == (try await owner.client.currentBeacon(location: marked.id)),
+                "the identity of the running period")
+        #expect(marked.beaconKey?.secret.base64URL == key.secret, "the beacon keeps its key")
+        let location = try await alice.client.resolveLocation(try #require(PlayerBeacon(identity)))
         #expect(location.name == "Hall" && location.owner == "owner")
         #expect(Set(location.tournaments.map(\.period.rawValue)) == ["daily", "weekly", "monthly"])
         #expect(location.siteProfile?.exponent == 2.35 && location.siteProfile?.distances == [1, 3], "\(beacon.output)")
-        let remembered = try String(contentsOfFile: folder.path + "/beacon-state/beacon-Hall.json", encoding: .utf8)
-        #expect(remembered.contains("\"id\":\(minor)"), "\(remembered)")
+        #expect(location.id == marked.id)
 
         // Alice's agent hears the location (a replayed radio) and says so, with its tournaments.
         // 13 dB below the 1 m power: 2.91 m with the default exponent 2.8, 3.58 m with Hall's 2.35.
-        try writeTrace(of: location.beacon, rssi: -72, from: 0, seconds: 180, path: folder.path + "/hall.jsonl")
+        try writeTrace(ofLocation: key, rssi: -72, from: 0, seconds: 180, path: folder.path + "/hall.jsonl")
         let agent = try RunningAgent.start(alice, in: folder.path, radio: ["backend": "replay", "file": folder.path + "/hall.jsonl"],
                                            extra: ["recordings": roundSamples + "/alice"])
         defer { agent.process.kill() }
@@ -77,7 +82,7 @@ import Testing
             return event != nil
         }
         let seen = try #require(event, "no location event: \(agent.process.output)")
-        #expect(seen.name == "Hall" && seen.location == location.id && seen.beacon == identity.description)
+        #expect(seen.name == "Hall" && seen.location == location.id && seen.beacon?.hasPrefix(uuid.description) == true)
         #expect(seen.distance != nil)
         #expect(Set(seen.tournaments?.map(\.period) ?? []) == ["daily", "weekly", "monthly"])
         let nearby = try LobbyClient.decoder.decode([NearbyLocation].self, from: try await agent.send(.locations))
@@ -137,7 +142,7 @@ import Testing
                                      log: folder.path + "/beacon-2.log", environment: environment)
         defer { again.kill() }
         #expect(await eventually(timeout: 30) { (try? await mock.registeredAdvertisement()) != nil }, "\(again.output)")
-        #expect(again.output.contains("Location Hall (\(minor))"), "\(again.output)")
+        #expect(again.output.contains("Location Hall (\(marked.id))"), "\(again.output)")
         #expect(try await blocking { again.stop(signal: SIGTERM) } == 0, "\(again.output)")
 
         // With the lobby away, the beacon advertises the location it remembers.
@@ -146,7 +151,7 @@ import Testing
                                            log: folder.path + "/beacon-3.log", environment: environment)
         defer { remembering.kill() }
         #expect(await eventually(timeout: 60) { (try? await mock.registeredAdvertisement()) != nil }, "\(remembering.output)")
-        #expect(remembering.output.contains("from memory") && remembering.output.contains("Location Hall (\(minor))"), "\(remembering.output)")
+        #expect(remembering.output.contains("from memory") && remembering.output.contains("Location Hall (\(marked.id))"), "\(remembering.output)")
         #expect(try await blocking { remembering.stop(signal: SIGTERM) } == 0, "\(remembering.output)")
     }
 

@@ -178,6 +178,26 @@ func writeTrace(of beacon: PlayerBeacon, rssi: Int, from start: Double, seconds:
     try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
 }
 
+/// A trace of a location's rotating beacon as it is on the air from now on: each line carries
+/// the identity of the period its time falls in (the trace's 0 s is now, as a replay started at
+/// once plays it), from a new address each period.
+func writeTrace(ofLocation key: LobbyBeaconKey, rssi: Int, from start: Double, seconds: Double, path: String) throws {
+    guard let rotation = RotationKey(key) else { throw AgentError("not a usable beacon key") }
+    let beacon = rotation.beacon(.location)
+    let origin = Date()
+    var lines = ["{\"nearplay_trace\":1,\"created\":\"2026-11-23T00:00:00Z\",\"source\":\"test\"}",
+                 "{\"t\":0.000,\"addr\":\"C0:FF:EE:00:00:09\",\"rssi\":-80,\"ad\":\"020106\"}"]
+    var t = start
+    while t < start + seconds {
+        let period = beacon.index(at: origin.addingTimeInterval(t))
+        guard case let .iBeacon(uuid, major, minor) = beacon.beaconIdentity(period: period) else { break }
+        let ad = AdvertisingPayloadBytes.iBeacon(IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: -59))
+        let address = String(format: "C2:%02X:%02X:00:00:01", UInt8(truncatingIfNeeded: period >> 8), UInt8(truncatingIfNeeded: period))
+        lines.append(String(format: "{\"t\":%.3f,\"addr\":\"\(address)\",\"rssi\":%d,", t, rssi) + "\"ad\":\"\(ad)\"}")
+        t += 0.1
+    }
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+}
 
 enum AdvertisingPayloadBytes {
     /// Flags, then the iBeacon manufacturer data, as hex.

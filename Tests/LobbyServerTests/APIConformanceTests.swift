@@ -51,7 +51,7 @@ import enum Lobby.SyntheticRecording
         let summary = run.stdout.split(separator: "\n").suffix(40).joined(separator: "\n")
         if environment["NEARPLAY_CONFORMANCE_SUMMARY"] != nil { print(summary) }
         #expect(run.status == 0, "schemathesis found failures:\n\(run.stdout.suffix(6000))\(run.stderr.suffix(2000))")
-        #expect(run.stdout.contains("36 selected / 40 total"), "\(summary)")  // + the two Quickdraw reveals (point 12) and on-air (point 10) of issue 21
+        #expect(run.stdout.contains("39 selected / 43 total"), "\(summary)")  // + the two Quickdraw reveals (point 12) and on-air (point 10) of issue 21, the beacon keys and location resolution of issue 22
         #expect(!run.stdout.contains("not_a_server_error") && !run.stdout.contains("Server error"), "\(summary)")
         let generated = run.stdout.firstMatch(of: #/(\d+) generated/#).flatMap { Int($0.1) } ?? 0
         #expect(generated >= 1000, "only \(generated) cases were generated: \(summary)")
@@ -122,8 +122,9 @@ struct ConformanceWorld: Codable {
 
         // A location alice stands at, its tournaments, and honest rounds for her entry.
         let location = try await alice.registerLocation(name: "Conformance cafe")
+        let here = try await alice.currentBeacon(location: location.id)
         _ = try await alice.reportEncounters([EncounterSighting(
-            uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 2, at: Date())])
+            uuid: here.uuid, major: here.major, minor: here.minor, distance: 2, at: Date())])
         let tournaments = try await alice.tournaments(location: location.id).filter { $0.state == .open }.map(\.id)
         let first = try #require(tournaments.first, "location \(location.id) has no running tournament")
         var tournamentScores: [String: Submission] = [:]

@@ -29,7 +29,7 @@ import Testing
             let location = try #require(hall.body["id"] as? Int)
             let listed = try await client.call(.get, "/v1/locations/\(location)/tournaments", token: bob.token)
             let tournament = try #require((listed.raw as? [[String: Any]])?.first?["id"] as? Int)
-            try await client.see(bob.token, (major: 0, minor: location))
+            try await client.see(bob.token, location: location, ownerToken: alice.token)
             #expect(try await client.call(.post, "/v1/tournaments/\(tournament)/entries", token: bob.token).status == .created)
             let score = #"{"score":1,"key":"m","recording":\#(emptyRecordingJSON)}"#
 
@@ -48,6 +48,11 @@ import Testing
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/signal", nil, .forbidden),
                 (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .notFound),
                 (.put, "/v1/locations/\(location)/on-air", nil, .notFound),
+                // A location's rotating-identity key is its owner's alone (issue 22); one's own is one's own.
+                (.get, "/v1/locations/\(location)/beacon-key", nil, .notFound),
+                (.get, "/v1/players/me/beacon-key", nil, .ok),
+                // An identity no location advertises now.
+                (.get, "/v1/locations/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/\(location)", nil, .notFound),
                 // A face only for players who met its owner (issue 21): mallory never did.
                 (.get, "/v1/players/alice/photo", nil, .notFound),
                 // Inviting someone mallory has not met: refused, naming why.

@@ -32,7 +32,7 @@ import Testing
 
             let refused = try await client.call(.post, "/v1/tournaments/\(daily)/entries", token: alice.token)
             #expect(refused.status == .forbidden && errorCode(refused.body) == "notNearLocation")
-            try await client.see(alice.token, (major: 0, minor: id))
+            try await client.see(alice.token, location: id, ownerToken: owner.token)
             let joined = try await client.call(.post, "/v1/tournaments/\(daily)/entries", token: alice.token)
             #expect(joined.status == .created, "\(joined.body)")
             #expect((joined.body["rounds"] as? [[String: Any]])?.first?["game"] as? String == "statue")

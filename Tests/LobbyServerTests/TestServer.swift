@@ -1,3 +1,4 @@
+import BeaconKeys
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -69,6 +70,22 @@ extension TestClientProtocol {
         let session = try await call(.post, "/v1/sessions", json: #"{"username":"\#(username)","password":"password-123"}"#)
         let beacon = registered.body["beacon"] as? [String: Any] ?? [:]
         return (session.body["token"] as? String ?? "", beacon["major"] as? Int ?? -1, beacon["minor"] as? Int ?? -1)
+    }
+
+    /// `observer` reports hearing location `id` now, with the identity its beacon advertises
+    /// now (learnt from the location's key, which only its owner may read).
+    func see(_ observerToken: String, location id: Int, ownerToken: String) async throws {
+        let key = try await call(.get, "/v1/locations/\(id)/beacon-key", token: ownerToken)
+        #expect(key.status == .ok, "\(key.body)")
+        let secret = try #require(BeaconSecret(base64URL: key.body["secret"] as? String ?? ""))
+        let period = try #require(RotationPeriod(seconds: key.body["periodSeconds"] as? Int ?? 0))
+        let uuid = try #require(key.body["locationUuid"] as? String)
+        let (major, minor) = RotatingIdentity.location(secret, period: period.index(at: Date()))
+        let now = Date().formatted(Date.ISO8601FormatStyle())
+        let answer = try await call(.post, "/v1/encounters", token: observerToken, json: """
+            {"sightings":[{"uuid":"\(uuid)","major":\(major),"minor":\(minor),"distance":1.2,"at":"\(now)"}]}
+            """)
+        #expect(answer.status == .ok && answer.body["recorded"] as? Int == 1, "\(answer.body)")
     }
 
     /// `observer` reports seeing the beacon now.

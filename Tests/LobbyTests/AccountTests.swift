@@ -131,6 +131,7 @@ import Testing
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
         _ = try await lobby.submit(alice, game: game, round: 1, score: 10, key: "a1")
+        let beacon = try await lobby.beacon(of: "bob")
         try await lobby.store.deletePlayer(bob)
 
         await #expect(throws: LobbyError.badCredentials) { try await lobby.store.logIn(username: "bob", password: "password-123") }
@@ -142,7 +143,6 @@ import Testing
         // Bob forfeited his rounds (0 each), so Alice's last score ended the game.
         #expect(view.state == .finished)
         #expect(view.winner == "alice")
-        let beacon = lobby.beacons["bob"]!
         await #expect(throws: LobbyError.self) {
             try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
         }

@@ -38,16 +38,16 @@ import Testing
         let (bob, bobPlayer) = try await lobby.player("bob")
         lobby.clock.advance(by: 11 * 60)
         // Bob's agent has not spoken to the lobby for 11 minutes: nobody can be hearing it.
-        let heard = try await lobby.store.recordEncounters(reporter: alice, [sighting(bobPlayer.beacon, at: lobby.clock.now())])
+        let heard = try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())])
         #expect(heard.recorded == 0 && heard.ignored == 1)
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor)
+            try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
         }
         #expect(error?.kind == .notFound)
         // Bob's agent speaks (any authenticated request): he is on the air again.
         lobby.store.noteActive(bob)
-        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting(bobPlayer.beacon, at: lobby.clock.now())]).recorded == 1)
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor).username == "bob")
+        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
+        #expect(try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor).username == "bob")
     }
 
     @Test func activityIsWrittenDownForOtherProcessesOfTheSameDatabase() async throws {
@@ -65,27 +65,27 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         let (carol, carolPlayer) = try await lobby.player("carol")
-        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting(carolPlayer.beacon, at: lobby.clock.now())]).recorded == 1)
+        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "carol")), at: lobby.clock.now())]).recorded == 1)
         // Five made-up identities spend the five guesses.
         let walk = (0..<5).map { sighting(major: 1, minor: $0, at: lobby.clock.now()) }
-        let taken = Set([bobPlayer.beacon, carolPlayer.beacon].map { $0.major << 16 | $0.minor })
+        let taken = Set([(try await lobby.beacon(of: "bob")), (try await lobby.beacon(of: "carol"))].map { $0.major << 16 | $0.minor })
         #expect(walk.allSatisfy { !taken.contains($0.major << 16 | $0.minor) })
         #expect(try await lobby.store.recordEncounters(reporter: alice, walk).ignored == 5)
         // With none left, a player alice never met is not recorded, one she met still is.
         let after = try await lobby.store.recordEncounters(reporter: alice, [
-            sighting(bobPlayer.beacon, at: lobby.clock.now()), sighting(carolPlayer.beacon, at: lobby.clock.now()),
+            sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now()), sighting((try await lobby.beacon(of: "carol")), at: lobby.clock.now()),
         ])
         #expect(after.recorded == 1 && after.ignored == 1)
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor)
+            try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
         }
         #expect(error?.kind == .throttled && error?.code == "tooManyUnknownIdentities" && (error?.retryAfter ?? 0) >= 1)
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: carolPlayer.beacon.uuid, major: carolPlayer.beacon.major, minor: carolPlayer.beacon.minor).username == "carol")
+        #expect(try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "carol")).uuid, major: (try await lobby.beacon(of: "carol")).major, minor: (try await lobby.beacon(of: "carol")).minor).username == "carol")
         // An hour later the guesses are back.
         lobby.clock.advance(by: 3600)
         lobby.store.noteActive(bob)
         lobby.store.noteActive(carol)
-        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting(bobPlayer.beacon, at: lobby.clock.now())]).recorded == 1)
+        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
     }
 
     @Test func reportsAndResolutionsAreRateLimitedPerPlayer() async throws {
@@ -93,18 +93,18 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let (mallory, _) = try await lobby.player("mallory")
         let (_, bob) = try await lobby.player("bob")
-        for _ in 0..<3 { _ = try await lobby.store.recordEncounters(reporter: mallory, [sighting(bob.beacon, at: lobby.clock.now())]) }
+        for _ in 0..<3 { _ = try await lobby.store.recordEncounters(reporter: mallory, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]) }
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.recordEncounters(reporter: mallory, [sighting(bob.beacon, at: lobby.clock.now())])
+            try await lobby.store.recordEncounters(reporter: mallory, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())])
         }
         #expect(error?.kind == .throttled && error?.code == "tooManyReports" && error?.retryAfter == 20)
         // Another player is not held by mallory's rate.
-        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting(bob.beacon, at: lobby.clock.now())]).recorded == 1)
+        #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
         lobby.clock.advance(by: 20)
-        #expect(try await lobby.store.recordEncounters(reporter: mallory, [sighting(bob.beacon, at: lobby.clock.now())]).recorded == 1)
-        for _ in 0..<3 { _ = try await lobby.store.resolve(viewer: mallory, uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor) }
+        #expect(try await lobby.store.recordEncounters(reporter: mallory, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
+        for _ in 0..<3 { _ = try await lobby.store.resolve(viewer: mallory, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor) }
         let resolving = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: mallory, uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor)
+            try await lobby.store.resolve(viewer: mallory, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
         }
         #expect(resolving?.code == "tooManyResolutions")
     }
@@ -116,10 +116,10 @@ import Testing
         let location = try await lobby.store.registerLocation(owner, name: "Hall").location
         let tournament = try #require(location.tournaments.first)
         lobby.clock.advance(by: 11 * 60)
-        // Its identity is public (the location's page shows it): hearing it proves nothing
-        // unless the device is on the air.
+        // Even the identity it advertises now proves nothing unless the device is on the air.
+        let here = try #require(try await lobby.store.currentLocationBeacon(location.id, at: lobby.clock.now()))
         let replayed = try await lobby.store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 2, at: lobby.clock.now()),
+            EncounterSighting(uuid: here.uuid, major: here.major, minor: here.minor, distance: 2, at: lobby.clock.now()),
         ])
         #expect(replayed.recorded == 0)
         let refused = await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(player, tournament: tournament.id) }
@@ -129,7 +129,7 @@ import Testing
         #expect(stranger?.kind == .notFound)
         try await lobby.store.markOnAir(owner, location: location.id)
         let heard = try await lobby.store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 2, at: lobby.clock.now()),
+            EncounterSighting(uuid: here.uuid, major: here.major, minor: here.minor, distance: 2, at: lobby.clock.now()),
         ])
         #expect(heard.recorded == 1)
         #expect(try await lobby.store.joinTournament(player, tournament: tournament.id).created)

@@ -80,8 +80,10 @@ final class TestLobby {
         ])
     }
 
+    /// The identity `username`'s agent advertises now (it rotates every period).
     func beacon(of username: String) async throws -> PlayerBeacon {
-        beacons[username]!
+        let record = try #require(try await store.database.read { try Query.player($0, username: username) })
+        return store.currentBeacon(record, at: clock.now())
     }
 
     /// Invites, has everybody accept, and returns the open game's id.

@@ -13,8 +13,9 @@ extension TestLobby {
             try Int64.fetchOne($0, sql: "SELECT ownerId FROM location WHERE id = ?", arguments: [location.id])
         })
         try await store.markOnAir(owner, location: location.id)
+        let beacon = try #require(try await store.currentLocationBeacon(location.id, at: clock.now()))
         let receipt = try await store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: location.beacon.uuid, major: location.beacon.major, minor: location.beacon.minor, distance: 3, at: clock.now()),
+            EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 3, at: clock.now()),
         ])
         #expect(receipt.recorded == 1, "the location's sighting was not recorded: \(receipt)")
     }

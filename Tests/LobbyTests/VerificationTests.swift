@@ -221,7 +221,11 @@ import Testing
         // Keys are forgotten after their lifetime.
         lobby.clock.advance(by: lobby.store.configuration.requestKeyLifetime + 1)
         try await reopened.pruneRequestKeys()
-        #expect(try await reopened.recordEncounters(reporter: alice, later, key: "r1") == EncounterReceipt(recorded: 1, ignored: 0))
+        // (Bob's identity has rotated since: the one he advertises now.)
+        let current = try await lobby.beacon(of: "bob")
+        let now = [EncounterSighting(uuid: current.uuid, major: current.major, minor: current.minor, distance: 9, at: lobby.clock.now())]
+        reopened.noteActive(try #require(try await lobby.store.database.read { try Query.player($0, username: "bob") }?.id))
+        #expect(try await reopened.recordEncounters(reporter: alice, now, key: "r1") == EncounterReceipt(recorded: 1, ignored: 0))
     }
 
     @Test func answeringAgainWithTheSameAnswerIsAnsweredAndAnotherIsRefused() async throws {

@@ -35,4 +35,13 @@ public struct EncounterReceipt: Codable, Sendable, Equatable {
     public var recorded: Int
     /// Sightings of identities that are no player of this deployment (or of the reporter itself).
     public var ignored: Int
+    /// Sightings among the ignored that were refused for a reason the reporter should know
+    /// (a location's identity from a period that is over): omitted when none.
+    public var refused: [SightingRefusal]?
+
+    public init(recorded: Int, ignored: Int, refused: [SightingRefusal]? = nil) {
+        self.recorded = recorded
+        self.ignored = ignored
+        self.refused = refused
+    }
 }

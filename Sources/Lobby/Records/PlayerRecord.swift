@@ -22,6 +22,9 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
     /// When the player's agent last spoke to the lobby, as far as the store has written it down
     /// (``ActivityLedger``).
     var activeAt: Date? = nil
+    /// The 32 bytes its rotating identity is derived from (``RotatingIdentity``); nil until the
+    /// player's agent first asks (players registered before identities rotated).
+    var beaconSecret: Data? = nil
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
@@ -29,7 +32,7 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
 extension PlayerRecord {
     /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
-    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton, activeAt"
+    static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton, activeAt, beaconSecret"
 
     init(row: Row) throws {
         id = row[0]
@@ -45,6 +48,7 @@ extension PlayerRecord {
         deletedAt = row.date(atIndex: 10)
         usernameSkeleton = row[11]
         activeAt = row.date(atIndex: 12)
+        beaconSecret = row[13]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -61,5 +65,6 @@ extension PlayerRecord {
         container["deletedAt"] = deletedAt?.unixTime
         container["usernameSkeleton"] = usernameSkeleton
         container["activeAt"] = activeAt?.unixTime
+        container["beaconSecret"] = beaconSecret
     }
 }

@@ -1,3 +1,4 @@
+import BeaconKeys
 import Foundation
 import GRDB
 import HummingbirdBcrypt
@@ -66,23 +67,28 @@ public struct LobbySeeder: Sendable {
         guard !recordings.isEmpty else {
             throw LobbyError(.conflict, "noRecordings", "No Screamer recording could be made for the seeded scores.")
         }
-        return try await store.write { context in
+        let (plan, secrets) = try await store.write { context in
             let db = context.db
             var plan = Plan()
+            var secrets: [(Int64, BeaconSecret)] = []
             plan.recordings = recordings
             var ids: [Int64] = []
             let start = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
             // Players of a lobby in use: established accounts (not held to the new accounts'
             // rules), whose agents are on the air (their identities resolve) as the load starts.
             let established = context.now.addingTimeInterval(-configuration.newAccountAge - 86400)
+            let period = configuration.rotationPeriod.index(at: context.now)
             for i in 0..<total {
                 let index = start + i + 65536
+                let secret = BeaconSecret.random()
                 var player = PlayerRecord(
                     id: nil, username: "seed\(start + i)", firstName: "Seed", lastName: "Player \(i)",
                     email: "seed\(start + i)@example.org", passwordHash: hash, beaconMajor: index / 65536,
                     beaconMinor: index % 65536, photoVersion: 0, createdAt: established,
-                    usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"), activeAt: context.now)
+                    usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"), activeAt: context.now,
+                    beaconSecret: Data(secret.bytes))
                 try player.insert(db)
+                secrets.append((player.id!, secret))
                 ids.append(player.id!)
                 let token = "seed-\(i)-" + UUID().uuidString
                 var session = SessionRecord(
@@ -91,7 +97,10 @@ public struct LobbySeeder: Sendable {
                 try session.insert(db)
                 plan.tokens.append(token)
                 plan.usernames.append(player.username!)
-                plan.beacons.append("\(uuid)/\(player.beaconMajor)/\(player.beaconMinor)")
+                // What the player advertises as the load starts (its rotating identity resolves
+                // through the next period too).
+                let (major, minor) = RotatingIdentity.player(secret, period: period)
+                plan.beacons.append("\(uuid)/\(major)/\(minor)")
             }
             // Group offsets: [inviters | invitees | answer-inviters | answer-invitees | scorers].
             let invitersAt = 0, inviteesAt = inviters, answerersAt = inviters + invitees
@@ -129,8 +138,10 @@ public struct LobbySeeder: Sendable {
                     }
                 }
             }
-            return plan
+            return (plan, secrets)
         }
+        for (id, secret) in secrets { store.identities.add(.player, id, secret: secret) }
+        return plan
     }
 
     /// The minigame of the rounds scored during a load run: Screamer's recordings are the

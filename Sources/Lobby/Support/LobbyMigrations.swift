@@ -191,6 +191,7 @@ enum LobbyMigrations {
         }
         migrator.registerMigration("v8-fair-play", migrate: FairPlayMigration.v8)
         migrator.registerMigration("v8-score-integrity", migrate: ScoreIntegrityMigration.v8)
+        migrator.registerMigration("v9-rotating-identities", migrate: RotationMigration.v9)
         return migrator
     }
 }

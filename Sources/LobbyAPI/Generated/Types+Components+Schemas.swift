@@ -117,6 +117,55 @@ extension Components {
                 case password
             }
         }
+        /// What a device needs to advertise its rotating identity. Never shown to anyone else.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BeaconKey`.
+        public struct BeaconKey: Codable, Hashable, Sendable {
+            /// 32 bytes, base64url without padding.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BeaconKey/secret`.
+            public var secret: Swift.String
+            /// The length of a rotation period; period n starts at Unix time n × periodSeconds.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BeaconKey/periodSeconds`.
+            public var periodSeconds: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/BeaconKey/uuid`.
+            public var uuid: Components.Schemas.Uuid
+            /// - Remark: Generated from `#/components/schemas/BeaconKey/locationUuid`.
+            public var locationUuid: Components.Schemas.Uuid
+            /// The lobby's clock when it answered: devices set their periods by it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BeaconKey/serverTime`.
+            public var serverTime: Foundation.Date
+            /// Creates a new `BeaconKey`.
+            ///
+            /// - Parameters:
+            ///   - secret: 32 bytes, base64url without padding.
+            ///   - periodSeconds: The length of a rotation period; period n starts at Unix time n × periodSeconds.
+            ///   - uuid:
+            ///   - locationUuid:
+            ///   - serverTime: The lobby's clock when it answered: devices set their periods by it.
+            public init(
+                secret: Swift.String,
+                periodSeconds: Swift.Int,
+                uuid: Components.Schemas.Uuid,
+                locationUuid: Components.Schemas.Uuid,
+                serverTime: Foundation.Date
+            ) {
+                self.secret = secret
+                self.periodSeconds = periodSeconds
+                self.uuid = uuid
+                self.locationUuid = locationUuid
+                self.serverTime = serverTime
+            }
+            public enum CodingKeys: String, CodingKey {
+                case secret
+                case periodSeconds
+                case uuid
+                case locationUuid
+                case serverTime
+            }
+        }
         /// An iBeacon identity; the deployment's proximity UUID and a major and minor.
         ///
         /// - Remark: Generated from `#/components/schemas/Beacon`.
@@ -976,21 +1025,63 @@ extension Components {
             public var recorded: Swift.Int
             /// - Remark: Generated from `#/components/schemas/EncounterReceipt/ignored`.
             public var ignored: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/EncounterReceipt/RefusedPayload`.
+            public struct RefusedPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/EncounterReceipt/RefusedPayload/index`.
+                public var index: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/EncounterReceipt/RefusedPayload/reason`.
+                @frozen public enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case expiredIdentity = "expiredIdentity"
+                    case lateReport = "lateReport"
+                }
+                /// - Remark: Generated from `#/components/schemas/EncounterReceipt/RefusedPayload/reason`.
+                public var reason: Components.Schemas.EncounterReceipt.RefusedPayloadPayload.ReasonPayload
+                /// Creates a new `RefusedPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - index:
+                ///   - reason:
+                public init(
+                    index: Swift.Int,
+                    reason: Components.Schemas.EncounterReceipt.RefusedPayloadPayload.ReasonPayload
+                ) {
+                    self.index = index
+                    self.reason = reason
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case index
+                    case reason
+                }
+            }
+            /// Ignored sightings the reporter should know about: `expiredIdentity`, a location's identity from a period that is over (a recording played back, or a report held too long); `lateReport`, a location heard longer ago than the presence window. Absent when none.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncounterReceipt/refused`.
+            public typealias RefusedPayload = [Components.Schemas.EncounterReceipt.RefusedPayloadPayload]
+            /// Ignored sightings the reporter should know about: `expiredIdentity`, a location's identity from a period that is over (a recording played back, or a report held too long); `lateReport`, a location heard longer ago than the presence window. Absent when none.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncounterReceipt/refused`.
+            public var refused: Components.Schemas.EncounterReceipt.RefusedPayload?
             /// Creates a new `EncounterReceipt`.
             ///
             /// - Parameters:
             ///   - recorded:
             ///   - ignored:
+            ///   - refused: Ignored sightings the reporter should know about: `expiredIdentity`, a location's identity from a period that is over (a recording played back, or a report held too long); `lateReport`, a location heard longer ago than the presence window. Absent when none.
             public init(
                 recorded: Swift.Int,
-                ignored: Swift.Int
+                ignored: Swift.Int,
+                refused: Components.Schemas.EncounterReceipt.RefusedPayload? = nil
             ) {
                 self.recorded = recorded
                 self.ignored = ignored
+                self.refused = refused
             }
             public enum CodingKeys: String, CodingKey {
                 case recorded
                 case ignored
+                case refused
             }
         }
         /// An invitee left out, and why.

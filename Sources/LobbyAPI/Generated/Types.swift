@@ -77,6 +77,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/players/me/photo`.
     /// - Remark: Generated from `#/paths//v1/players/me/photo/put(setPhoto)`.
     func setPhoto(_ input: Operations.SetPhoto.Input) async throws -> Operations.SetPhoto.Output
+    /// The secret your agent derives its rotating beacon identity from, with the period.
+    ///
+    /// Your agent advertises a new major and minor every period (15 minutes by default), the first four bytes of HMAC-SHA256(secret, "nearplay-beacon-v1" and the period number as 8 bytes big-endian), major never 0. Only you and the lobby hold the secret, so nobody else can follow you from period to period. A player registered before identities rotated gets its secret the first time it asks (or signs in). Keep it like a password.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/players/me/beacon-key`.
+    /// - Remark: Generated from `#/paths//v1/players/me/beacon-key/get(getBeaconKey)`.
+    func getBeaconKey(_ input: Operations.GetBeaconKey.Input) async throws -> Operations.GetBeaconKey.Output
     /// The calibration stored for your device (the lobby verifies your scores with it).
     ///
     /// - Remark: HTTP `GET /v1/players/me/calibration`.
@@ -103,7 +111,7 @@ public protocol APIProtocol: Sendable {
     func getStatistics(_ input: Operations.GetStatistics.Input) async throws -> Operations.GetStatistics.Output
     /// Resolve a beacon identity to a public profile.
     ///
-    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`). Identities rotate every period: one heard at a time resolves in that period and its neighbours (clocks a period apart still agree). When two players near you advertise the same identity in a period (rare: about once in 43,000 lookups at 100,000 players), the one you met before is answered if only one was; otherwise 409 `ambiguousIdentity`, and both identities change at the next period.
     ///
     ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
@@ -233,6 +241,22 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/locations/{id}/on-air`.
     /// - Remark: Generated from `#/paths//v1/locations/{id}/on-air/put(markLocationOnAir)`.
     func markLocationOnAir(_ input: Operations.MarkLocationOnAir.Input) async throws -> Operations.MarkLocationOnAir.Output
+    /// The secret your location's beacon derives its rotating identity from.
+    ///
+    /// Locations advertise under their own proximity UUID (`locationUuid`) with a new major and minor every period, derived as players' are. A sighting proves presence only in the period it names and within seconds of it, so an identity recorded once and advertised elsewhere later proves nothing. Only the player who registered the location may ask; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/locations/{id}/beacon-key`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/beacon-key/get(getLocationBeaconKey)`.
+    func getLocationBeaconKey(_ input: Operations.GetLocationBeaconKey.Input) async throws -> Operations.GetLocationBeaconKey.Output
+    /// The location advertising a beacon identity now.
+    ///
+    /// Answers the location whose beacon advertises this identity in the running period (or one that ended or starts within the presence window, 30 s by default), and, during the migration window after the upgrade to rotating identities, a location's old static identity (the deployment UUID, major 0, its id as minor). Anything else is 404 and spends one of your 100 guesses an hour, as resolving players does; with none left, 429.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/locations/beacons/{uuid}/{major}/{minor}`.
+    /// - Remark: Generated from `#/paths//v1/locations/beacons/{uuid}/{major}/{minor}/get(resolveLocationBeacon)`.
+    func resolveLocationBeacon(_ input: Operations.ResolveLocationBeacon.Input) async throws -> Operations.ResolveLocationBeacon.Output
     /// A location's tournaments, running ones first, then the latest closed (at most 50).
     ///
     /// - Remark: HTTP `GET /v1/locations/{id}/tournaments`.
@@ -369,6 +393,16 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// The secret your agent derives its rotating beacon identity from, with the period.
+    ///
+    /// Your agent advertises a new major and minor every period (15 minutes by default), the first four bytes of HMAC-SHA256(secret, "nearplay-beacon-v1" and the period number as 8 bytes big-endian), major never 0. Only you and the lobby hold the secret, so nobody else can follow you from period to period. A player registered before identities rotated gets its secret the first time it asks (or signs in). Keep it like a password.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/players/me/beacon-key`.
+    /// - Remark: Generated from `#/paths//v1/players/me/beacon-key/get(getBeaconKey)`.
+    public func getBeaconKey(headers: Operations.GetBeaconKey.Input.Headers = .init()) async throws -> Operations.GetBeaconKey.Output {
+        try await getBeaconKey(Operations.GetBeaconKey.Input(headers: headers))
+    }
     /// The calibration stored for your device (the lobby verifies your scores with it).
     ///
     /// - Remark: HTTP `GET /v1/players/me/calibration`.
@@ -421,7 +455,7 @@ extension APIProtocol {
     }
     /// Resolve a beacon identity to a public profile.
     ///
-    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`).
+    /// Only identities you could have heard are answered: a player's whose agent spoke to the lobby within the encounter window (10 minutes). Unknown identities, deleted players, players off the air and players who blocked you (or you them) all answer 404; each such answer spends one of your 100 guesses an hour, and with none left only players you already met are answered, the rest 429 `tooManyUnknownIdentities`. At most 120 resolutions a minute (429 `tooManyResolutions`). Identities rotate every period: one heard at a time resolves in that period and its neighbours (clocks a period apart still agree). When two players near you advertise the same identity in a period (rare: about once in 43,000 lookups at 100,000 players), the one you met before is answered if only one was; otherwise 409 `ambiguousIdentity`, and both identities change at the next period.
     ///
     ///
     /// - Remark: HTTP `GET /v1/beacons/{uuid}/{major}/{minor}`.
@@ -697,6 +731,38 @@ extension APIProtocol {
         headers: Operations.MarkLocationOnAir.Input.Headers = .init()
     ) async throws -> Operations.MarkLocationOnAir.Output {
         try await markLocationOnAir(Operations.MarkLocationOnAir.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The secret your location's beacon derives its rotating identity from.
+    ///
+    /// Locations advertise under their own proximity UUID (`locationUuid`) with a new major and minor every period, derived as players' are. A sighting proves presence only in the period it names and within seconds of it, so an identity recorded once and advertised elsewhere later proves nothing. Only the player who registered the location may ask; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/locations/{id}/beacon-key`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/beacon-key/get(getLocationBeaconKey)`.
+    public func getLocationBeaconKey(
+        path: Operations.GetLocationBeaconKey.Input.Path,
+        headers: Operations.GetLocationBeaconKey.Input.Headers = .init()
+    ) async throws -> Operations.GetLocationBeaconKey.Output {
+        try await getLocationBeaconKey(Operations.GetLocationBeaconKey.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The location advertising a beacon identity now.
+    ///
+    /// Answers the location whose beacon advertises this identity in the running period (or one that ended or starts within the presence window, 30 s by default), and, during the migration window after the upgrade to rotating identities, a location's old static identity (the deployment UUID, major 0, its id as minor). Anything else is 404 and spends one of your 100 guesses an hour, as resolving players does; with none left, 429.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/locations/beacons/{uuid}/{major}/{minor}`.
+    /// - Remark: Generated from `#/paths//v1/locations/beacons/{uuid}/{major}/{minor}/get(resolveLocationBeacon)`.
+    public func resolveLocationBeacon(
+        path: Operations.ResolveLocationBeacon.Input.Path,
+        headers: Operations.ResolveLocationBeacon.Input.Headers = .init()
+    ) async throws -> Operations.ResolveLocationBeacon.Output {
+        try await resolveLocationBeacon(Operations.ResolveLocationBeacon.Input(
             path: path,
             headers: headers
         ))
