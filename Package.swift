@@ -213,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "NearplayLobby",
             dependencies: [
-                "Lobby", "LobbyServer", "Minigames",
+                "Lobby", "LobbyServer", "Minigames", "BeaconKeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

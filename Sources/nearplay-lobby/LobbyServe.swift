@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconKeys
 import Foundation
 import Lobby
 import LobbyServer
@@ -45,6 +46,17 @@ struct LobbyServe: AsyncParsableCommand {
         valueName: MinigameCatalog.names.joined(separator: ",")))
     var minigames: String?
 
+    @Option(help: ArgumentHelp(
+        "How long each rotating beacon identity lasts, in seconds: players and locations advertise a new one every period; "
+            + "agents and beacons read it from the lobby.",
+        valueName: "seconds"))
+    var rotationPeriod = RotationPeriod.standard.seconds
+
+    @Option(help: ArgumentHelp(
+        "How long after the upgrade to rotating identities the old static ones still resolve, in days (0: not at all).",
+        valueName: "days"))
+    var staticIdentityGrace: Double = 14
+
     /// The `--minigames` list in the catalog's spelling.
     private func enabledMinigames() throws -> [String] {
         guard let minigames else { return MinigameCatalog.names }
@@ -60,6 +72,10 @@ struct LobbyServe: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port).") }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31, got \(bcryptCost).") }
         _ = try enabledMinigames()
+        guard rotationPeriod >= 1 else { throw ValidationError("--rotation-period must be at least 1 s, got \(rotationPeriod).") }
+        guard staticIdentityGrace.isFinite, staticIdentityGrace >= 0 else {
+            throw ValidationError("--static-identity-grace must be 0 days or more, got \(staticIdentityGrace).")
+        }
     }
 
     func run() async throws {
@@ -75,7 +91,9 @@ struct LobbyServe: AsyncParsableCommand {
         let metrics = LobbyMetrics()
         let store: LobbyStore
         do {
-            let configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
+            var configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
+            configuration.rotationPeriod = RotationPeriod(seconds: rotationPeriod) ?? .standard
+            configuration.staticIdentityGrace = staticIdentityGrace * 86400
             store = try LobbyStore(path: db, configuration: configuration, logger: logger, metrics: metrics.factory)
         } catch {
             FileHandle.standardError.write(Data(

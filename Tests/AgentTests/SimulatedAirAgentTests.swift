@@ -27,10 +27,10 @@ import Testing
         var alice: RunningAgent
         var bob: RunningAgent
 
-        init() async throws {
+        init(lobbyArguments: [String] = []) async throws {
             folder = try TemporaryFolder()
             let path = folder.path
-            lobby = try await blocking { try LobbyProcess(folder: path, extraArguments: ["--minigames", "screamer,shaker,statue"]) }
+            lobby = try await blocking { try LobbyProcess(folder: path, extraArguments: ["--minigames", "screamer,shaker,statue"] + lobbyArguments) }
             airSocket = folder.path + "/air/air.sock"
             let players = [try await register("alice", at: lobby.url), try await register("bob", at: lobby.url)]
             var agents: [RunningAgent] = []
@@ -60,6 +60,50 @@ import Testing
             bob.process.kill()
             lobby.kill()
         }
+    }
+
+    /// Identities that change every 3 s (issue 22): Alice's agent shows Bob all along, under one
+    /// identity after another, and never says he left.
+    @Test(.timeLimit(.minutes(3))) func aPlayerStaysNearbyWhileTheirIdentityRollsOver() async throws {
+        let room = try await Room(lobbyArguments: ["--rotation-period", "3"])
+        defer { room.stopAll() }
+        let (alice, bob) = (room.alice, room.bob)
+        for agent in [alice, bob] {
+            #expect(await agent.waitUntilAnswering(), "\(agent.username)'s agent did not start: \(agent.process.output)")
+        }
+        let hub = try await room.startAir("""
+            {"exponent": 2.8, "sigma": 1.0, "loss": 0.0, "seed": 3,
+             "devices": {"alice": {"waypoints": [[0, 2, 0]]}, "bob": {"waypoints": [[0, 0, 0]]}}}
+            """)
+        defer { hub.kill() }
+        func nearby() async -> [NearbyPlayer] {
+            (try? LobbyClient.decoder.decode([NearbyPlayer].self, from: try await alice.send(.nearby))) ?? []
+        }
+        #expect(await eventually(timeout: 60) { await nearby().contains { $0.username == "bob" } }, "\(alice.process.output)")
+        var identities: Set<String> = []
+        var gaps = 0
+        let end = Date().addingTimeInterval(13)
+        while Date() < end {
+            if let seen = await nearby().first(where: { $0.username == "bob" }) { identities.insert(seen.beacon) } else { gaps += 1 }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(gaps == 0, "Bob was missing from `nearby` \(gaps) times")
+        #expect(identities.count >= 3, "Bob's identity should have rolled over at least twice in 13 s: \(identities)")
+        let events = try await blocking { () -> [AgentEvent] in
+            var events: [AgentEvent] = []
+            try alice.client.events(recent: AgentEventBus.historyLimit, idleTimeout: 1) { line in
+                if let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)) { events.append(event) }
+                return true
+            }
+            return events
+        }
+        #expect(events.filter { $0.kind == .playerNearby && $0.player == "bob" }.count == 1, "Bob arrived once: \(events.map(\.kind))")
+        #expect(!events.contains { $0.kind == .playerGone && $0.player == "bob" }, "Bob never left")
+        let answer = try await bob.send(.metrics)
+        let metrics = (try? JSONDecoder().decode(String.self, from: answer)) ?? String(decoding: answer, as: UTF8.self)
+        let rotations = metrics.split(separator: "\n").first { $0.hasPrefix("nearplay_agent_identity_rotations_total") }
+            .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
+        #expect(rotations >= 4, "\(metrics)")
     }
 
     @Test(.timeLimit(.minutes(5))) func aliceWalksUpToBobTheyMeetAndPlayAWholeGame() async throws {

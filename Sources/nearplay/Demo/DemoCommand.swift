@@ -6,6 +6,9 @@ import LobbyClient
 
 /// `nearplay demo`: the whole product on one machine, no hardware.
 struct DemoCommand: AsyncParsableCommand {
+    /// The demo's rotation period, in seconds: short, so identities change while it runs.
+    static let rotationPeriod = 20
+
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Watch two players meet, play and unlock each other: a lobby, a simulated room and three agents.",
@@ -47,9 +50,11 @@ struct DemoCommand: AsyncParsableCommand {
         let names = ["alice": "Alice", "bob": "Bob", "carol": "Carol"]
         let narrator = Narrator(start: started, json: json, names: names)
         narrator.say("Starting a lobby on a temporary database, a simulated room and three agents…")
+        narrator.say("Each agent advertises a beacon identity that changes every \(Self.rotationPeriod) s here (15 minutes in a deployment), from a new address each time: only the lobby can tell whose it is.")
         let listening = try world.start("lobby", "nearplay-lobby",
                                         ["serve", "--db", world.folder + "/lobby.sqlite", "--host", "127.0.0.1", "--port", "0",
-                                         "--bcrypt-cost", "4", "--minigames", "screamer,shaker,statue"],
+                                         "--bcrypt-cost", "4", "--minigames", "screamer,shaker,statue",
+                                         "--rotation-period", String(Self.rotationPeriod)],
                                         ready: "lobby listening on ")
         guard let lobby = listening?.split(separator: " ").last.map(String.init) else { throw CommandFailure("The demo lobby said nothing useful.") }
         let scenario = world.folder + "/room.json"
