@@ -121,6 +121,11 @@ let package = Package(
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(
+            name: "nearplay-rotation-bench",
+            dependencies: ["Lobby", "BeaconKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/RotationBenchmark"
+        ),
+        .executableTarget(
             name: "nearplay-agent-bench",
             dependencies: [
                 "Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",

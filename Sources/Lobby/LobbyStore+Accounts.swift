@@ -227,6 +227,8 @@ extension LobbyStore {
             record.passwordHash = nil
             record.photoVersion = 0
             record.deletedAt = context.now
+            // Its identities name no one any more (the tables skip deleted players).
+            record.beaconSecret = nil
             try record.update(db)
             try db.execute(sql: """
                 DELETE FROM session WHERE playerId = :id;

@@ -1,7 +1,23 @@
+import BeaconKeys
 import Foundation
 import GRDB
 
 extension LobbyStore {
+    /// Builds the identity table of one rotation period from every player's secret, as the
+    /// store does ahead of each period, and returns the table's size (for benchmarks; the
+    /// store's own tables are left alone).
+    public func benchmarkBuildIdentityTable(period: Int64) async throws -> Int {
+        let secrets = try await read { db, _ in
+            try Data.fetchAll(db, sql: "SELECT beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL")
+        }.compactMap { BeaconSecret(bytes: Array($0)) }
+        var table = IdentityDirectory.Table()
+        for (index, secret) in secrets.enumerated() { table.insert(IdentityDirectory.value(.player, secret, period: period), Int64(index)) }
+        return table.single.count + table.shared.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// Players and locations whose identities the store resolves, and the tables it holds now.
+    public var identityCensus: (players: Int, locations: Int, tables: Int) { identities.census }
+
     /// Every live player's id, for benchmarks that pick players at random.
     public func benchmarkPlayerIds() async throws -> [Int64] {
         try await read { db, _ in try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id") }

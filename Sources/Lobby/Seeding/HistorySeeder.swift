@@ -42,8 +42,8 @@ public struct HistorySeeder: Sendable {
             let existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
             let highest = try Int.fetchOne(db, sql: "SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player") ?? 65535
             let insertPlayer = try db.makeStatement(sql: """
-                INSERT INTO player (username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt)
-                VALUES (?, 'History', ?, ?, ?, ?, ?, 0, ?)
+                INSERT INTO player (username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, beaconSecret)
+                VALUES (?, 'History', ?, ?, ?, ?, ?, 0, ?, randomblob(32))
                 """)
             let insertSettings = try db.makeStatement(sql: "INSERT OR IGNORE INTO playerSettings (playerId, timeZone, country) VALUES (?, ?, ?)")
             for i in existing..<max(existing, players) {
