@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay-agent-bench",
             dependencies: [
-                "Agent", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
+                "Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -10,8 +10,12 @@
 //    CPU from /proc/PID/stat, RSS from /proc/PID/status. Goals: ≤ 2 % of a core and ≤ 40 MB busy,
 //    ≤ 0.5 % idle.
 //
+// 3. (--only boundary) Identities rolling over every 10 s: a `nearplay agent` among N players on
+//    the simulated air who advertise their rotating identities; its CPU in the 2 s after each
+//    period boundary against the rest (RotationBoundary.swift).
+//
 // Usage: nearplay-agent-bench [--runs N] [--players N] [--beacons N] [--warm-up S] [--window S]
-//                             [--only latency|load] [--bin DIR]
+//                             [--only latency|load|boundary] [--bin DIR]
 // Build with `swift build -c release` (it runs the built nearplay and nearplay-lobby next to it).
 import Agent
 import Foundation
@@ -27,7 +31,7 @@ var bin = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathCompone
 var arguments = CommandLine.arguments.dropFirst()
 func usage() -> Never {
     FileHandle.standardError.write(Data("""
-        usage: nearplay-agent-bench [--runs N] [--players N] [--beacons N] [--warm-up S] [--window S] [--only latency|load] [--bin DIR]
+        usage: nearplay-agent-bench [--runs N] [--players N] [--beacons N] [--warm-up S] [--window S] [--only latency|load|boundary] [--bin DIR]
 
         """.utf8))
     exit(64)
@@ -43,7 +47,7 @@ while let argument = arguments.popFirst() {
     case "--warm-up": warmUp = seconds(value)
     case "--window": window = seconds(value)
     case "--only":
-        guard ["latency", "load"].contains(value) else { usage() }
+        guard ["latency", "load", "boundary"].contains(value) else { usage() }
         only = value
     case "--bin": bin = value
     default: usage()
@@ -80,7 +84,7 @@ print("nearplay-agent-bench on \(machineDescription()); load average \(String(fo
 func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 func verdict(_ ok: Bool) -> String { ok ? "ok" : "MISSED" }
 
-if only != "load" {
+if only != "load" && only != "boundary" {
     var players: [BenchPlayer] = []
     for index in 1...playerCount { players.append(try await register(String(format: "player%03d", index), at: lobbyURL)) }
     print("""
@@ -111,7 +115,24 @@ if only != "load" {
     print(line)
 }
 
-if only != "latency" {
+if only == "boundary" {
+    print("""
+
+        3. identities rolling over: a `nearplay agent` among \(playerCount) players on the simulated air, a 10 s period, 60 s
+        run  load   CPU % in the 2 s after a boundary   CPU % between   boundaries   nearby at end   own rotations
+        """)
+    for run in 1...runs {
+        let load = loadAverage()
+        let result = try await RotationBoundary(folder: folder + "/r\(run)", nearplay: nearplay, lobbyExecutable: lobbyExecutable,
+                                                players: playerCount).run()
+        print("\(run)    \(f(load, 2))   " + f(result.boundaryPercent, 2).padding(toLength: 36, withPad: " ", startingAt: 0)
+              + f(result.betweenPercent, 2).padding(toLength: 16, withPad: " ", startingAt: 0)
+              + "\(result.boundaries)".padding(toLength: 13, withPad: " ", startingAt: 0)
+              + "\(result.nearbyAtEnd)".padding(toLength: 16, withPad: " ", startingAt: 0) + "\(result.rotations)")
+    }
+}
+
+if only != "latency" && only != "boundary" {
     let player = try await register("agent", at: lobbyURL)
     let rig = AgentRig(folder: folder, nearplay: nearplay, lobbyURL: lobbyURL, player: player)
     print("""
