@@ -71,6 +71,25 @@ import Testing
         #expect(HCICommand.leRemoveAdvertisingSet(handle: 0xEF).packet == [0x01, 0x3C, 0x20, 0x01, 0xEF])
     }
 
+    /// What rotating identities add: a random own address, and the commands that set it.
+    @Test func randomAddressCommands() {
+        let address = BluetoothAddress("3E:E5:E6:9C:5C:54")!
+        // LE Set Random Address (0x2005), 6 bytes: the address least-significant byte first.
+        #expect(HCICommand.leSetRandomAddress(address).packet == [0x01, 0x05, 0x20, 0x06, 0x54, 0x5C, 0x9C, 0xE6, 0xE5, 0x3E])
+        // LE Set Advertising Set Random Address (0x2035), 7 bytes: EF handle | the address, LSB first.
+        #expect(HCICommand.leSetAdvertisingSetRandomAddress(handle: 0xEF, address).packet
+            == [0x01, 0x35, 0x20, 0x07, 0xEF, 0x54, 0x5C, 0x9C, 0xE6, 0xE5, 0x3E])
+        // LE Set Advertising Parameters with own address type 01 random (the sixth parameter byte).
+        #expect(HCICommand.leSetAdvertisingParameters(interval: .milliseconds(100), ownAddress: .random).packet
+            == [0x01, 0x06, 0x20, 0x0F, 0xA0, 0x00, 0xA0, 0x00, 0x03, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
+        // LE Set Extended Advertising Parameters with own address type 01 random (after the channel map 07).
+        #expect(HCICommand.leSetExtendedAdvertisingParameters(handle: 0xEF, interval: .milliseconds(100), ownAddress: .random).packet
+            == [0x01, 0x36, 0x20, 0x19, 0xEF, 0x10, 0x00, 0xA0, 0x00, 0x00, 0xA0, 0x00, 0x00, 0x07, 0x01, 0x00,
+                0, 0, 0, 0, 0, 0, 0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+        #expect("\(HCIOpcode.leSetRandomAddress)" == "LE Set Random Address (0x2005)")
+        #expect("\(HCIOpcode.leSetAdvertisingSetRandomAddress)" == "LE Set Advertising Set Random Address (0x2035)")
+    }
+
     @Test func decodesCommandCompleteAndCommandStatus() throws {
         // Command Complete: 0E | 0C length | 01 credit | 03 20 LE Read Local Supported Features |
         // 00 success | 1F 18 00 00 00 00 00 00 features (bit 12: extended advertising).
