@@ -58,11 +58,11 @@ public struct BlueZAdvertiser: Advertiser {
     ///   (MGMT Remove Advertising: the set disabled and removed); registering adds a new one, its
     ///   data and new address set before it is enabled. So address and identity change together,
     ///   with a short silence between: what this method needs.
-    /// - Privacy on (`Privacy = device` in main.conf): the kernel's resolvable private address,
-    ///   renewed every `RPATimeout` (15 min by default) rather than at each registration, so a
-    ///   rotation may keep the address of the period before.
-    /// - Connectable adapter: the public address (or that resolvable private address) for every
-    ///   period. The identity rotates, the address does not, and the periods can be linked.
+    /// - Connectable adapter, privacy off: the public address for every period. The identity
+    ///   rotates, the address does not, and the periods can be linked.
+    /// - Privacy on (`Privacy = device` in main.conf): a resolvable private address from the
+    ///   adapter's IRK instead; as the source reads, a new instance gets a new one. Not tried on
+    ///   the real stack.
     /// Changing the registered object's properties in place instead would keep the instance; on
     /// legacy controllers the kernel then writes the new data before it renews the address.
     public func advertise(rotating payloads: AsyncStream<AdvertisingPayload>) async throws {
