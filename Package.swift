@@ -109,6 +109,14 @@ let package = Package(
             path: "Benchmarks/BlueZSoak"
         ),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
+        // Advertises a rotating identity through a live backend, for the real-stack check
+        // `rotating-identities` (scripts/real-stack/guest-checks); not a product.
+        .executableTarget(
+            name: "nearplay-rotating-advertiser",
+            dependencies: ["Radio", "BeaconKeys", "BeaconFrames", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/RealStackTools/RotatingAdvertiser",
+            linkerSettings: deviceBinary
+        ),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),
         .executableTarget(
             name: "nearplay-hci-bench",

@@ -12,11 +12,13 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
     /// brings the controller up again, which ends whatever was set up before.
     public static let reset = HCIOpcode(group: 0x03, command: 0x0003)
     public static let leReadLocalSupportedFeatures = le(0x0003)
+    public static let leSetRandomAddress = le(0x0005)
     public static let leSetAdvertisingParameters = le(0x0006)
     public static let leSetAdvertisingData = le(0x0008)
     public static let leSetAdvertisingEnable = le(0x000A)
     public static let leSetScanParameters = le(0x000B)
     public static let leSetScanEnable = le(0x000C)
+    public static let leSetAdvertisingSetRandomAddress = le(0x0035)
     public static let leSetExtendedAdvertisingParameters = le(0x0036)
     public static let leSetExtendedAdvertisingData = le(0x0037)
     public static let leSetExtendedAdvertisingEnable = le(0x0039)
@@ -28,11 +30,13 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
         let names: [HCIOpcode: String] = [
             .reset: "Reset",
             .leReadLocalSupportedFeatures: "LE Read Local Supported Features",
+            .leSetRandomAddress: "LE Set Random Address",
             .leSetAdvertisingParameters: "LE Set Advertising Parameters",
             .leSetAdvertisingData: "LE Set Advertising Data",
             .leSetAdvertisingEnable: "LE Set Advertising Enable",
             .leSetScanParameters: "LE Set Scan Parameters",
             .leSetScanEnable: "LE Set Scan Enable",
+            .leSetAdvertisingSetRandomAddress: "LE Set Advertising Set Random Address",
             .leSetExtendedAdvertisingParameters: "LE Set Extended Advertising Parameters",
             .leSetExtendedAdvertisingData: "LE Set Extended Advertising Data",
             .leSetExtendedAdvertisingEnable: "LE Set Extended Advertising Enable",
@@ -102,12 +106,19 @@ public struct HCICommand: Sendable, Hashable {
     // MARK: Advertising
 
     /// LE Set Advertising Parameters, §7.8.5: non-connectable undirected (ADV_NONCONN_IND) at
-    /// `interval` (0x0020–0x4000 slots; 0x00A0 for 100 ms), public own address, no peer, all
-    /// three primary channels, no filter.
-    public static func leSetAdvertisingParameters(interval: Duration) -> HCICommand {
+    /// `interval` (0x0020–0x4000 slots; 0x00A0 for 100 ms), from `ownAddress` (the public address
+    /// unless told), no peer, all three primary channels, no filter.
+    public static func leSetAdvertisingParameters(interval: Duration, ownAddress: OwnAddressType = .public) -> HCICommand {
         let intervalSlots = le16(slots(interval, in: 0x0020...0x4000))
         return HCICommand(.leSetAdvertisingParameters,
-                          intervalSlots + intervalSlots + [0x03, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00])
+                          intervalSlots + intervalSlots + [0x03, ownAddress.rawValue, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00])
+    }
+
+    /// LE Set Random Address, §7.8.4: the address the legacy advertising commands use with own
+    /// address type random, six bytes least-significant first. Controllers refuse it (Command
+    /// Disallowed) while legacy advertising is enabled, so it goes between a disable and an enable.
+    public static func leSetRandomAddress(_ address: BluetoothAddress) -> HCICommand {
+        HCICommand(.leSetRandomAddress, address.littleEndianBytes)
     }
 
     /// LE Set Advertising Data, §7.8.7: the length, then 31 bytes (zero-padded). Nil when `data`
@@ -124,15 +135,22 @@ public struct HCICommand: Sendable, Hashable {
 
     /// LE Set Extended Advertising Parameters, §7.8.53, for a set sent with legacy PDUs
     /// (event properties 0x0010: ADV_NONCONN_IND, so phones that only scan legacy hear it):
-    /// handle, properties, primary interval min and max (3 bytes each), channel map 0x07, public
-    /// own address, no peer, no filter, TX power 0x7F (no preference), primary PHY 1M, max skip 0,
-    /// secondary PHY 1M, SID 0, no scan request notifications.
-    public static func leSetExtendedAdvertisingParameters(handle: UInt8, interval: Duration) -> HCICommand {
+    /// handle, properties, primary interval min and max (3 bytes each), channel map 0x07, own
+    /// address type (public unless told), no peer, no filter, TX power 0x7F (no preference),
+    /// primary PHY 1M, max skip 0, secondary PHY 1M, SID 0, no scan request notifications.
+    public static func leSetExtendedAdvertisingParameters(handle: UInt8, interval: Duration,
+                                                          ownAddress: OwnAddressType = .public) -> HCICommand {
         let intervalSlots = slots(interval, in: 0x000020...0xFFFFFF)
         let interval3 = [UInt8(intervalSlots & 0xFF), UInt8(intervalSlots >> 8 & 0xFF), UInt8(intervalSlots >> 16 & 0xFF)]
         return HCICommand(.leSetExtendedAdvertisingParameters,
-                          [handle] + le16(0x0010) + interval3 + interval3 + [0x07, 0x00, 0x00]
+                          [handle] + le16(0x0010) + interval3 + interval3 + [0x07, ownAddress.rawValue, 0x00]
                               + [UInt8](repeating: 0, count: 6) + [0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+    }
+
+    /// LE Set Advertising Set Random Address, §7.8.52: the random address of one advertising set
+    /// (handle, then six bytes least-significant first), used when its own address type is random.
+    public static func leSetAdvertisingSetRandomAddress(handle: UInt8, _ address: BluetoothAddress) -> HCICommand {
+        HCICommand(.leSetAdvertisingSetRandomAddress, [handle] + address.littleEndianBytes)
     }
 
     /// LE Set Extended Advertising Data, §7.8.54: handle, operation 0x03 (complete data),
@@ -158,6 +176,14 @@ public struct HCICommand: Sendable, Hashable {
     public static let leReadLocalSupportedFeatures = HCICommand(.leReadLocalSupportedFeatures)
 
     private static func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+}
+
+/// Own_Address_Type of the advertising and scanning commands, §7.8.5: the controller's public
+/// address, or the random address set with LE Set Random Address (LE Set Advertising Set Random
+/// Address for an extended set).
+public enum OwnAddressType: UInt8, Sendable, Hashable {
+    case `public` = 0x00
+    case random = 0x01
 }
 
 /// The controller's LE feature bits, from LE Read Local Supported Features. Core Specification

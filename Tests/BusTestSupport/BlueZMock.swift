@@ -140,6 +140,35 @@ public final class BlueZMock: @unchecked Sendable {
         return reply.first?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
+    /// One RegisterAdvertisement or UnregisterAdvertisement, as the mock logged it.
+    public struct AdvertisingEvent: Sendable, Hashable {
+        /// `register` or `unregister`.
+        public var event: String
+        /// What the advertisement goes out from, modelled on the kernel: a fresh non-resolvable
+        /// private address per registration unless the adapter is connectable; empty for unregister.
+        public var address: String
+        public var path: String
+        public var properties: [String: DBusValue]
+    }
+
+    /// Every registration and unregistration on `adapter`, in order.
+    public func advertisingLog(adapter: String = "hci0") async throws -> [AdvertisingEvent] {
+        let reply = try await call("AdvertisingLog", [.string(adapter)])
+        return (reply.first?.arrayValue ?? []).compactMap { entry in
+            guard let fields = entry.structureValue, fields.count == 4, let event = fields[0].stringValue,
+                  let address = fields[1].stringValue, let path = fields[2].stringValue,
+                  let properties = fields[3].stringKeyedValue
+            else { return nil }
+            return AdvertisingEvent(event: event, address: address, path: path, properties: properties)
+        }
+    }
+
+    /// The adapter's mgmt Connectable setting, under which the kernel sends even a broadcast from
+    /// the public address.
+    public func setConnectable(_ connectable: Bool, adapter: String = "hci0") async throws {
+        _ = try await call("SetConnectable", [.string(adapter), .boolean(connectable)])
+    }
+
     public func setAdvertisingLimit(_ limit: UInt8, adapter: String = "hci0") async throws {
         _ = try await call("SetAdvertisingLimit", [.string(adapter), .byte(limit)])
     }

@@ -6,11 +6,19 @@
   RegisterAdvertisement fail with org.bluez.Error.NotPermitted.
 - Mock.ReleaseAdvertisements calls LEAdvertisement1.Release on every registered advertisement,
   as bluetoothd does when it drops them.
+- Mock.AdvertisingLog tells each RegisterAdvertisement and UnregisterAdvertisement in order,
+  with the properties read and the address the advertisement goes out from: as Linux 6.1 does
+  for bluetoothd's non-connectable "broadcast" instances with privacy off, a fresh
+  non-resolvable private address per registration (hci_get_random_address with
+  require_privacy), unless the adapter is connectable (Mock.SetConnectable): then its public
+  address.
 - A controller that stalls: Mock.Stall(adapter, until) makes Mock.Receive drop every advertisement
   while discovery still reads as on, until discovery is started again (until="discovery") or the
   adapter is switched off (until="power"), as some Linux controllers do. Mock.StallState tells how
   often each happened.
 """
+
+import random
 
 import dbus
 
@@ -67,6 +75,7 @@ def RegisterAdvertisement(adapter, adv_path, options):  # pylint: disable=unused
             f"Maximum number of advertisements reached: {limit}", name="org.bluez.Error.NotPermitted"
         )
     sender, props = _read_back(adapter, adv_path)
+    _log(adapter).append(("register", adv_path, _address_for(adapter, props), props))
     adapter.advertisements.append(adv_path)
     if adapter.props[base.ADAPTER_IFACE].get("Powered"):
         _on_air(adapter).add(adv_path)
@@ -81,8 +90,49 @@ def UnregisterAdvertisement(adapter, adv_path):
         raise dbus.exceptions.DBusException("Unknown advertisement: " + adv_path, name="org.bluez.Error.DoesNotExist")
     adapter.advertisements.remove(adv_path)
     adapter.advertisement_properties.pop(adv_path, None)
+    _log(adapter).append(("unregister", adv_path, "", {}))
     _on_air(adapter).discard(adv_path)
     _update_counts(adapter)
+
+
+def _log(adapter):
+    if not hasattr(adapter, "advertising_log"):
+        adapter.advertising_log = []
+    return adapter.advertising_log
+
+
+def _address_for(adapter, props):
+    """The address the kernel sends a new instance from: the adapter's public one when the
+    instance or the adapter is connectable, else a fresh non-resolvable private address (top two
+    bits 00, not all zeros or ones)."""
+    if str(props.get("Type", "broadcast")) == "peripheral" or getattr(adapter, "connectable", False):
+        return str(adapter.props[base.ADAPTER_IFACE]["Address"])
+    while True:
+        value = random.getrandbits(46)
+        if 0 < value < (1 << 46) - 1:
+            return ":".join(f"{(value >> shift) & 0xFF:02X}" for shift in range(40, -8, -8))
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="s", out_signature="a(ssoa{sv})")
+def AdvertisingLog(_self, device_name):
+    """Every RegisterAdvertisement and UnregisterAdvertisement on the adapter, in order: the
+    event, the address the advertisement went out from (empty for unregister), its path and the
+    properties read."""
+    adapter = mockobject.objects["/org/bluez/" + device_name]
+    return dbus.Array(
+        [
+            dbus.Struct((event, address, dbus.ObjectPath(path), dbus.Dictionary(props, signature="sv")))
+            for event, path, address, props in _log(adapter)
+        ],
+        signature="(ssoa{sv})",
+    )
+
+
+@dbus.service.method(base.BLUEZ_MOCK_IFACE, in_signature="sb", out_signature="")
+def SetConnectable(_self, device_name, connectable):
+    """The adapter's mgmt Connectable setting, which makes the kernel send even a broadcast
+    advertisement from the public address."""
+    mockobject.objects["/org/bluez/" + device_name].connectable = bool(connectable)
 
 
 _base_start_discovery = base.StartDiscovery

@@ -162,6 +162,69 @@ import Testing
         #expect(try await bluez.mock.advertisementsOnAir().count == 1, "registered again once powered on")
     }
 
+    static func payload(minor: UInt16) -> AdvertisingPayload {
+        AdvertisingPayload(manufacturerData: [0x004C: IBeacon(uuid: Beacons.uuid, major: 7, minor: minor, measuredPower: -59).manufacturerData])
+    }
+
+    static func minor(_ properties: [String: DBusValue]) -> UInt16? {
+        guard let bytes = properties["ManufacturerData"]?.dictionaryValue?.first?.value.bytesValue, bytes.count == 23 else { return nil }
+        return UInt16(bytes[20]) << 8 | UInt16(bytes[21])
+    }
+
+    /// Each new identity: the old advertisement unregistered, then the new one registered on the
+    /// same connection and path, never both at once; bluetoothd (here its model) then sends each
+    /// from a new address.
+    @Test func rotatesByUnregisteringAndRegisteringAgain() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let (payloads, next) = AsyncStream<AdvertisingPayload>.makeStream()
+        let advertiser = BlueZAdvertiser(busAddress: bluez.address)
+        let task = Task { try await advertiser.advertise(rotating: payloads) }
+        defer { task.cancel() }
+        for minor in UInt16(1)...3 {
+            next.yield(Self.payload(minor: minor))
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await bluez.mock.registeredAdvertisement().flatMap({ Self.minor($0.properties) }) != minor {
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await bluez.mock.registeredAdvertisement().flatMap { Self.minor($0.properties) } == minor)
+        }
+        // The same payload again changes nothing.
+        next.yield(Self.payload(minor: 3))
+        try await Task.sleep(for: .milliseconds(300))
+        let log = try await bluez.mock.advertisingLog()
+        #expect(log.map(\.event) == ["register", "unregister", "register", "unregister", "register"], "\(log.map(\.event))")
+        #expect(Set(log.map(\.path)) == [BlueZAdvertiser.objectPath.rawValue])
+        let registrations = log.filter { $0.event == "register" }
+        #expect(registrations.map { Self.minor($0.properties) } == [1, 2, 3])
+        #expect(registrations.allSatisfy { $0.properties["Type"] == .string("broadcast") })
+        let addresses = registrations.compactMap { BluetoothAddress($0.address) }
+        #expect(Set(addresses).count == 3 && addresses.allSatisfy { $0.randomKind == .nonResolvablePrivate })
+        task.cancel()
+        try await task.value
+        #expect(try await bluez.mock.advertisingLog().last?.event == "unregister")
+        #expect(try await bluez.mock.registeredAdvertisement() == nil)
+    }
+
+    /// A payload that comes while the adapter is off is the one registered when it is back on.
+    @Test func aRotationWhileOffRegistersTheNewPayloadWhenOn() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        try await bluez.mock.setPowered(false)
+        let (payloads, next) = AsyncStream<AdvertisingPayload>.makeStream()
+        let task = Task { try await BlueZAdvertiser(busAddress: bluez.address).advertise(rotating: payloads) }
+        defer { task.cancel() }
+        next.yield(Self.payload(minor: 1))
+        next.yield(Self.payload(minor: 2))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await bluez.mock.registeredAdvertisement() == nil)
+        try await bluez.mock.setPowered(true)
+        let registered = try #require(try await Self.waitForRegistration(bluez))
+        #expect(Self.minor(registered.properties) == 2)
+        #expect(try await bluez.mock.advertisingLog().count == 1)
+    }
+
     @Test func waitsForAnAdapterThatIsOffThenAdvertises() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }

@@ -71,6 +71,25 @@ import Testing
         #expect(HCICommand.leRemoveAdvertisingSet(handle: 0xEF).packet == [0x01, 0x3C, 0x20, 0x01, 0xEF])
     }
 
+    /// What rotating identities add: a random own address, and the commands that set it.
+    @Test func randomAddressCommands() {
+        let address = BluetoothAddress("3E:E5:E6:9C:5C:54")!
+        // LE Set Random Address (0x2005), 6 bytes: the address least-significant byte first.
+        #expect(HCICommand.leSetRandomAddress(address).packet == [0x01, 0x05, 0x20, 0x06, 0x54, 0x5C, 0x9C, 0xE6, 0xE5, 0x3E])
+        // LE Set Advertising Set Random Address (0x2035), 7 bytes: EF handle | the address, LSB first.
+        #expect(HCICommand.leSetAdvertisingSetRandomAddress(handle: 0xEF, address).packet
+            == [0x01, 0x35, 0x20, 0x07, 0xEF, 0x54, 0x5C, 0x9C, 0xE6, 0xE5, 0x3E])
+        // LE Set Advertising Parameters with own address type 01 random (the sixth parameter byte).
+        #expect(HCICommand.leSetAdvertisingParameters(interval: .milliseconds(100), ownAddress: .random).packet
+            == [0x01, 0x06, 0x20, 0x0F, 0xA0, 0x00, 0xA0, 0x00, 0x03, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
+        // LE Set Extended Advertising Parameters with own address type 01 random (after the channel map 07).
+        #expect(HCICommand.leSetExtendedAdvertisingParameters(handle: 0xEF, interval: .milliseconds(100), ownAddress: .random).packet
+            == [0x01, 0x36, 0x20, 0x19, 0xEF, 0x10, 0x00, 0xA0, 0x00, 0x00, 0xA0, 0x00, 0x00, 0x07, 0x01, 0x00,
+                0, 0, 0, 0, 0, 0, 0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+        #expect("\(HCIOpcode.leSetRandomAddress)" == "LE Set Random Address (0x2005)")
+        #expect("\(HCIOpcode.leSetAdvertisingSetRandomAddress)" == "LE Set Advertising Set Random Address (0x2035)")
+    }
+
     @Test func decodesCommandCompleteAndCommandStatus() throws {
         // Command Complete: 0E | 0C length | 01 credit | 03 20 LE Read Local Supported Features |
         // 00 success | 1F 18 00 00 00 00 00 00 features (bit 12: extended advertising).
@@ -446,6 +465,109 @@ import Testing
             HCICommand.leRemoveAdvertisingSet(handle: 0xEF).packet,
         ])
         fake.stop()
+    }
+
+    static let rotation = [Beacons.first, Beacons.second, IBeacon(uuid: Beacons.uuid, major: 1, minor: 4, measuredPower: -59)]
+
+    static func waitUntil(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    /// Each identity from a new non-resolvable private address, switched while advertising is
+    /// off, on a controller model that refuses what a real one refuses (a random address while
+    /// legacy advertising is on, an unset random address at enable).
+    @Test(arguments: [false, true]) func rotatesTheAddressWithTheData(extended: Bool) async throws {
+        let model = FakeAdvertisingController(features: extended ? FakeController.extendedFeatures : FakeController.legacyFeatures)
+        let fake = FakeController(answer: model.answer)
+        let (options, folder) = Self.options()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (payloads, next) = AsyncStream<AdvertisingPayload>.makeStream()
+        let task = Task { try await HCIAdvertiser(controller: fake.controller, options: options).advertise(rotating: payloads) }
+        for (index, beacon) in Self.rotation.enumerated() {
+            next.yield(AdvertisingPayload(manufacturerData: [0x004C: beacon.manufacturerData]))
+            #expect(await Self.waitUntil { model.transmissions.count == index + 1 }, "\(model.transmissions)")
+        }
+        let air = model.transmissions
+        #expect(air.map(\.data) == Self.rotation.map { $0.advertisingData(includeFlags: true) })
+        #expect(Set(air.map(\.address)).count == 3, "a new address for each identity")
+        #expect(air.allSatisfy { $0.addressType == .random && $0.address.randomKind == .nonResolvablePrivate })
+
+        // Byte for byte: the setup, then per rotation off, address, data, on.
+        let handle: UInt8 = 0xEF
+        let data = Self.rotation.map { $0.advertisingData(includeFlags: true) }
+        let expected: [HCICommand] = extended
+            ? [.leReadLocalSupportedFeatures,
+               .leSetExtendedAdvertisingParameters(handle: handle, interval: .milliseconds(100), ownAddress: .random),
+               .leSetAdvertisingSetRandomAddress(handle: handle, air[0].address),
+               .leSetExtendedAdvertisingData(handle: handle, data[0])!,
+               .leSetExtendedAdvertisingEnable(true, handle: handle)]
+                + (1...2).flatMap { index -> [HCICommand] in
+                    [.leSetExtendedAdvertisingEnable(false, handle: handle),
+                     .leSetAdvertisingSetRandomAddress(handle: handle, air[index].address),
+                     .leSetExtendedAdvertisingData(handle: handle, data[index])!,
+                     .leSetExtendedAdvertisingEnable(true, handle: handle)]
+                }
+            : [.leReadLocalSupportedFeatures,
+               .leSetAdvertisingParameters(interval: .milliseconds(100), ownAddress: .random),
+               .leSetRandomAddress(air[0].address),
+               .leSetAdvertisingData(data[0])!,
+               .leSetAdvertisingEnable(true)]
+                + (1...2).flatMap { index -> [HCICommand] in
+                    [.leSetAdvertisingEnable(false), .leSetRandomAddress(air[index].address),
+                     .leSetAdvertisingData(data[index])!, .leSetAdvertisingEnable(true)]
+                }
+        #expect(fake.commands == expected.map(\.packet))
+        task.cancel()
+        try await task.value
+        #expect(!model.advertising, "switched off on cancellation")
+        fake.stop()
+    }
+
+    /// A legacy controller that will not change its random address (Command Disallowed, as one
+    /// before Core 5.2 may answer while it scans): advertising stays off, never the new identity
+    /// from the old address, and the error says why.
+    @Test func staysOffWhenTheControllerRefusesTheNewAddress() async throws {
+        let model = FakeAdvertisingController(features: FakeController.legacyFeatures)
+        let addressesSet = Opened()
+        let fake = FakeController { command in
+            if command.opcode == .leSetRandomAddress, addressesSet.next() > 0 { return .complete(status: 0x0C, parameters: []) }
+            return model.answer(command)
+        }
+        let (options, folder) = Self.options()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (payloads, next) = AsyncStream<AdvertisingPayload>.makeStream()
+        let task = Task { try await HCIAdvertiser(controller: fake.controller, options: options).advertise(rotating: payloads) }
+        next.yield(AdvertisingPayload(manufacturerData: [0x004C: Beacons.first.manufacturerData]))
+        #expect(await Self.waitUntil { model.transmissions.count == 1 })
+        next.yield(AdvertisingPayload(manufacturerData: [0x004C: Beacons.second.manufacturerData]))
+        let error = await #expect(throws: RadioError.self) { try await task.value }
+        #expect(error?.code == .controllerBusy)
+        #expect(error?.message.contains("refused LE Set Random Address (0x2005) with Command Disallowed") == true, "\(error?.message ?? "")")
+        #expect(model.transmissions.count == 1, "the second identity never went on the air: \(model.transmissions)")
+        #expect(!model.advertising)
+        fake.stop()
+    }
+
+    /// The model itself: what a real controller refuses, it refuses.
+    @Test func theControllerModelRefusesWhatARealOneDoes() {
+        let model = FakeAdvertisingController(features: FakeController.legacyFeatures)
+        let address = BluetoothAddress("3E:E5:E6:9C:5C:54")!
+        func status(_ command: HCICommand) -> UInt8? {
+            if case .complete(let status, _) = model.answer(command) { return status }
+            return nil
+        }
+        #expect(status(.leSetAdvertisingParameters(interval: .milliseconds(100), ownAddress: .random)) == 0x00)
+        #expect(status(.leSetAdvertisingEnable(true)) == 0x12, "random own address never set")
+        #expect(status(.leSetRandomAddress(address)) == 0x00)
+        #expect(status(.leSetAdvertisingEnable(true)) == 0x00)
+        #expect(status(.leSetRandomAddress(address)) == 0x0C, "not while advertising")
+        #expect(status(.leSetAdvertisingSetRandomAddress(handle: 0xEF, address)) == 0x42, "no such set")
+        #expect(model.transmissions == [.init(address: address, addressType: .random, data: [])])
     }
 
     @Test func refusesAdvertisingDataTooLongForALegacyAdvertisement() async throws {

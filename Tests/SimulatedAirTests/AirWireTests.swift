@@ -8,10 +8,13 @@ import Testing
         .hello(version: 1, device: "bücher-ß"),
         .advertise(interval: 0.1, data: Fixtures.iBeacon(minor: 3).advertisingData(includeFlags: false)),
         .advertise(interval: 10.24, data: []),
+        .rotate(interval: 0.1, data: Fixtures.iBeacon(minor: 4).advertisingData(includeFlags: false)),
+        .rotate(interval: 0.02, data: []),
         .withdraw,
         .scan,
         .welcome(time: 12.5, address: SimulatedAir.address(of: "bob")),
         .refused("The simulated air hub does not know the device “carol”."),
+        .rotated(time: 60.004, address: BluetoothAddress("3E:E5:E6:9C:5C:54")!),
         .advertisement(time: 3.25, address: BluetoothAddress("C0:FF:EE:00:00:01")!, rssi: -63,
                        data: Fixtures.iBeacon(minor: 1).advertisingData(includeFlags: false)),
         .advertisement(time: 0, address: BluetoothAddress("C0:FF:EE:00:00:02")!, rssi: -100, data: []),
@@ -52,6 +55,18 @@ import Testing
         #expect(messages == Self.messages)
     }
 
+    /// A rotate's body, byte for byte: the interval in microseconds, then the AD structures.
+    @Test func encodesARotateAsTheIntervalThenTheData() {
+        var bytes: [UInt8] = []
+        AirMessage.rotate(interval: 0.1, data: [0x02, 0x01, 0x06]).encode(into: &bytes)
+        // 08 00 00 00 length | 05 rotate | A0 86 01 00: 100,000 µs | 02 01 06.
+        #expect(bytes == [0x08, 0, 0, 0, 0x05, 0xA0, 0x86, 0x01, 0x00, 0x02, 0x01, 0x06])
+        bytes = []
+        AirMessage.rotated(time: 1, address: BluetoothAddress("3E:E5:E6:9C:5C:54")!).encode(into: &bytes)
+        // 0F 00 00 00 | 84 rotated | 1.0 as a little-endian double | the address, most significant first.
+        #expect(bytes == [0x0F, 0, 0, 0, 0x84, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x3E, 0xE5, 0xE6, 0x9C, 0x5C, 0x54])
+    }
+
     @Test func rejectsFramesThatBreakTheProtocol() {
         func error(_ bytes: [UInt8]) -> AirWireError? {
             var decoder = AirFrameDecoder()
@@ -70,6 +85,12 @@ import Testing
         #expect(error([5, 0, 0, 0, 0x83, 1, 2, 3, 4])
             == .malformed(type: "advertisement", reason: "15 bytes or more expected, 4 received"))
         #expect(error([3, 0, 0, 0, 0x01, 1, 0xC3]) == .malformed(type: "hello", reason: "text that is not UTF-8"))
+        // A rotate needs the interval (4); a rotated the time (8) and the address (6).
+        #expect(error([3, 0, 0, 0, 0x05, 0xA0, 0x86]) == .malformed(type: "rotate", reason: "4 bytes or more expected, 2 received"))
+        #expect(error([9, 0, 0, 0, 0x84, 0, 0, 0, 0, 0, 0, 0, 0])
+            == .malformed(type: "rotated", reason: "14 bytes or more expected, 8 received"))
+        #expect(error([15, 0, 0, 0, 0x84, 0, 0, 0, 0, 0, 0, 0xF8, 0x7F, 1, 2, 3, 4, 5, 6])
+            == .malformed(type: "rotated", reason: "a time that is not a number"))
         // A time that is not a number (NaN's bits).
         #expect(error([16, 0, 0, 0, 0x83, 0, 0, 0, 0, 0, 0, 0xF8, 0x7F, 1, 2, 3, 4, 5, 6, 0xC0])
             == .malformed(type: "advertisement", reason: "a time that is not a number"))
@@ -96,8 +117,15 @@ import Testing
             decoder.append(bytes)
             while true {
                 guard let message = try? decoder.next() else { break }
-                if case .advertisement(let time, _, let rssi, let data) = message {
+                switch message {
+                case .advertisement(let time, _, let rssi, let data):
                     #expect(time.isFinite && (-128...127).contains(rssi) && data.count < AirMessage.largestFrame)
+                case .rotate(let interval, let data), .advertise(let interval, let data):
+                    #expect(interval.isFinite && interval >= 0 && data.count < AirMessage.largestFrame)
+                case .rotated(let time, _), .welcome(let time, _):
+                    #expect(time.isFinite)
+                default:
+                    break
                 }
             }
         }

@@ -39,12 +39,43 @@ public struct BlueZAdvertiser: Advertiser {
     }
 
     public func advertise(_ payload: AdvertisingPayload) async throws {
+        try await advertise(payload, then: nil)
+    }
+
+    /// Each new payload replaces the one before by unregistering the advertisement and
+    /// registering it again with the new properties, on the same connection and object path.
+    ///
+    /// BlueZ chooses the address, not us. What it does, read in BlueZ 5.66 (src/advertising.c)
+    /// and Linux 6.1 (net/bluetooth/hci_sync.c), and seen on the real stack (scripts/test-real-stack,
+    /// checks `bluez-rotating-identities` and `bluez-rotating-identities-connectable`):
+    /// - bluetoothd asks the kernel for a "broadcast" advertisement without
+    ///   MGMT_ADV_FLAG_CONNECTABLE. The kernel makes the instance connectable anyway when the
+    ///   adapter's mgmt Connectable setting is on (`mgmt_get_connectable`).
+    /// - Not connectable and privacy off (bluetoothd's default): `hci_get_random_address` with
+    ///   `require_privacy` draws a fresh non-resolvable private address (top bits 00) each time
+    ///   the kernel sets an instance up, sent with LE Set Advertising Set Random Address (extended
+    ///   controllers) or LE Set Random Address (legacy ones). Unregistering removes the instance
+    ///   (MGMT Remove Advertising: the set disabled and removed); registering adds a new one, its
+    ///   data and new address set before it is enabled. So address and identity change together,
+    ///   with a short silence between: what this method needs.
+    /// - Connectable adapter, privacy off: the public address for every period. The identity
+    ///   rotates, the address does not, and the periods can be linked.
+    /// - Privacy on (`Privacy = device` in main.conf): a resolvable private address from the
+    ///   adapter's IRK instead; as the source reads, a new instance gets a new one. Not tried on
+    ///   the real stack.
+    /// Changing the registered object's properties in place instead would keep the instance; on
+    /// legacy controllers the kernel then writes the new data before it renews the address.
+    public func advertise(rotating payloads: AsyncStream<AdvertisingPayload>) async throws {
+        try await advertise(nil, then: payloads)
+    }
+
+    private func advertise(_ payload: AdvertisingPayload?, then payloads: AsyncStream<AdvertisingPayload>?) async throws {
         let path = await manager.claimAdvertisementPath()
         let user = await manager.subscribe(followingDevices: false)
         var run = AdvertiseRun(advertiser: self, payload: payload, path: path)
         var failure: (any Error)?
         do {
-            try await run.serve(user)
+            try await run.serve(user, payloads: payloads)
         } catch where Task.isCancelled {
             // A call cut short by the cancellation: winding down, not a failure.
         } catch {
@@ -84,10 +115,13 @@ private struct AdvertiseRun {
         case released
         /// Time to look again whether the named adapter has gained LEAdvertisingManager1.
         case recheck
+        /// A rotating identity's next payload.
+        case payload(AdvertisingPayload)
     }
 
     let advertiser: BlueZAdvertiser
-    let payload: AdvertisingPayload
+    /// What to advertise; nil until a rotating advertiser's first payload.
+    var payload: AdvertisingPayload?
     let path: DBusObjectPath
     /// The connection to make calls on, while there is one.
     var session: BlueZSession?
@@ -106,29 +140,39 @@ private struct AdvertiseRun {
     var logger: Logger { advertiser.logger }
     var manager: BlueZManager { advertiser.manager }
 
-    init(advertiser: BlueZAdvertiser, payload: AdvertisingPayload, path: DBusObjectPath) {
+    init(advertiser: BlueZAdvertiser, payload: AdvertisingPayload?, path: DBusObjectPath) {
         self.advertiser = advertiser
         self.payload = payload
         self.path = path
     }
 
-    /// Runs until the task is cancelled (returns) or something waiting cannot fix (throws).
-    mutating func serve(_ user: UInt64) async throws {
+    /// Runs until the task is cancelled (returns) or something waiting cannot fix (throws);
+    /// `payloads`, when given, replace the payload one after the other.
+    mutating func serve(_ user: UInt64, payloads: AsyncStream<AdvertisingPayload>?) async throws {
         let (inputs, input) = AsyncStream<Input>.makeStream()
-        // BlueZ's events and Release, in one stream. The forwarding task reads the bus for
-        // everyone when no other user of the manager is reading it.
+        // BlueZ's events, Release and new payloads, in one stream. The forwarding task reads the
+        // bus for everyone when no other user of the manager is reading it.
         let forwarding = Task { [manager] in
             while let events = try? await manager.events(for: user) {
                 for event in events { input.yield(.bluez(event)) }
             }
             input.finish()
         }
+        let feeding = payloads.map { payloads in
+            Task {
+                for await payload in payloads { input.yield(.payload(payload)) }
+            }
+        }
         defer {
             forwarding.cancel()
+            feeding?.cancel()
             recheck?.cancel()
         }
         for await item in inputs {
             switch item {
+            case .payload(let next):
+                guard next != payload else { continue }
+                try await rotate(to: next, events: input)
             case .released:
                 logger.notice("BlueZ released the advertisement; registering it again when the adapter is ready.")
                 registeredOn = nil
@@ -189,8 +233,32 @@ private struct AdvertiseRun {
         }
     }
 
-    private mutating func reconcile(events: AsyncStream<Input>.Continuation) async throws {
-        guard registeredOn == nil, let session else { return }
+    /// Unregisters the advertisement (bluetoothd removes its instance, the controller stops
+    /// sending it) and registers it again with `next`'s properties: the kernel sets the new
+    /// instance up from a new address (see ``BlueZAdvertiser/advertise(rotating:)``).
+    private mutating func rotate(to next: AdvertisingPayload, events: AsyncStream<Input>.Continuation) async throws {
+        payload = next
+        guard let adapter = registeredOn, let session else {
+            // Not on the air now: it registers with the new payload when it can.
+            try await reconcile(events: events)
+            return
+        }
+        do {
+            try await session.call(adapter, BlueZ.advertisingManagerInterface, BlueZ.Method.unregisterAdvertisement,
+                                   [.objectPath(path)], timeout: .seconds(2))
+        } catch let error as DBusError where error.isDisconnection {
+            // The manager reconnects and says when it is ready again.
+            return
+        } catch {
+            // Gone already (BlueZ dropped it): registering is all there is to do.
+            logger.debug("Unregistering the advertisement before the new identity failed: \(error).")
+        }
+        registeredOn = nil
+        try await reconcile(events: events, rotating: true)
+    }
+
+    private mutating func reconcile(events: AsyncStream<Input>.Continuation, rotating: Bool = false) async throws {
+        guard registeredOn == nil, let session, let payload else { return }
         guard let adapter = await manager.chooseAdapter(named: advertiser.adapterName, advertising: true),
               let capacity = adapter.advertising
         else {
@@ -237,7 +305,9 @@ private struct AdvertiseRun {
                 """)
         }
         do {
-            try await session.connection.export(advertisementObject(withInterval: capacity.controlsInterval, events: events))
+            // On a rotation the object is replaced in place: no PropertiesChanged (bluetoothd would
+            // refresh the old registration) and no InterfacesRemoved (it would drop the new one).
+            try await session.connection.export(advertisementObject(payload, withInterval: capacity.controlsInterval, events: events))
             try await session.call(adapter.path, BlueZ.advertisingManagerInterface, BlueZ.Method.registerAdvertisement,
                                    [.objectPath(path), .stringVariantDictionary([])])
         } catch let error as DBusError {
@@ -265,10 +335,15 @@ private struct AdvertiseRun {
         }
         registeredOn = adapter.path
         registeredOnce = true
-        notice("Advertising on Bluetooth adapter \(adapter.name) (\(adapter.address)).")
+        if rotating {
+            logger.info("Advertising a new identity on Bluetooth adapter \(adapter.name).")
+        } else {
+            notice("Advertising on Bluetooth adapter \(adapter.name) (\(adapter.address)).")
+        }
     }
 
-    private func advertisementObject(withInterval: Bool, events: AsyncStream<Input>.Continuation) -> DBusExportedObject {
+    private func advertisementObject(_ payload: AdvertisingPayload, withInterval: Bool,
+                                     events: AsyncStream<Input>.Continuation) -> DBusExportedObject {
         DBusExportedObject(path: path, interfaces: [
             DBusExportedInterface(
                 name: BlueZ.advertisementInterface,

@@ -84,14 +84,34 @@ public struct AirSimulation: Sendable {
     public func knows(device: String) -> Bool { scenario.devices[device] != nil }
 
     /// Makes `device` transmit `data` (AD structures) every `interval` seconds (clamped to
-    /// Bluetooth's 20 ms to 10.24 s) from now on; nil for a device the scenario does not have.
-    public mutating func startAdvertising(device: String, data: [UInt8], interval: Double) -> TransmitterID? {
+    /// Bluetooth's 20 ms to 10.24 s) from now on, from `address` (by default the device's own,
+    /// ``SimulatedAir/address(of:)``); nil for a device the scenario does not have.
+    public mutating func startAdvertising(device: String, data: [UInt8], interval: Double,
+                                          address: BluetoothAddress? = nil) -> TransmitterID? {
         guard let scripted = scenario.devices[device] else { return nil }
-        let power = Sighting.decodeIdentity(data)?.1 ?? Self.defaultMeasuredPower
-        let bounded = interval.isFinite ? min(max(interval, AirScenario.intervals.lowerBound), AirScenario.intervals.upperBound) : 0.1
-        return add(Transmitter(device: device, address: SimulatedAir.address(of: device), data: data,
-                               interval: bounded, measuredPower: Double(power), txOffset: scripted.txOffset,
-                               waypoints: scripted.waypoints))
+        return add(Transmitter(device: device, address: address ?? SimulatedAir.address(of: device), data: data,
+                               interval: Self.bounded(interval), measuredPower: Self.measuredPower(of: data),
+                               txOffset: scripted.txOffset, waypoints: scripted.waypoints))
+    }
+
+    /// Makes a transmitter send `data` every `interval` seconds from `address`, all three from
+    /// its next transmission on (its schedule is kept): a rotating identity's switch, which no
+    /// frame sees half done. False for a transmitter that is not (or no longer) there.
+    public mutating func change(_ id: TransmitterID, data: [UInt8], interval: Double, address: BluetoothAddress) -> Bool {
+        guard transmitters[id] != nil else { return false }
+        transmitters[id]!.data = data
+        transmitters[id]!.interval = Self.bounded(interval)
+        transmitters[id]!.measuredPower = Self.measuredPower(of: data)
+        transmitters[id]!.address = address
+        return true
+    }
+
+    private static func bounded(_ interval: Double) -> Double {
+        interval.isFinite ? min(max(interval, AirScenario.intervals.lowerBound), AirScenario.intervals.upperBound) : 0.1
+    }
+
+    private static func measuredPower(of data: [UInt8]) -> Double {
+        Double(Sighting.decodeIdentity(data)?.1 ?? defaultMeasuredPower)
     }
 
     public mutating func stopAdvertising(_ id: TransmitterID) {

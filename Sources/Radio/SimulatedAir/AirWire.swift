@@ -11,25 +11,35 @@ enum AirMessage: Sendable, Hashable {
     case hello(version: UInt8, device: String)
     /// Client → hub: transmit these AD structures every `interval` seconds (sent in microseconds).
     case advertise(interval: Double, data: [UInt8])
+    /// Client → hub: transmit these AD structures from now on, from a fresh random address, as a
+    /// rotating identity does: the hub switches data and address between two transmissions (so
+    /// no frame has the new data from the old address or the reverse) and answers ``rotated``.
+    /// The first one starts transmitting, like ``advertise``.
+    case rotate(interval: Double, data: [UInt8])
     /// Client → hub: stop transmitting.
     case withdraw
     /// Client → hub: deliver what this device hears.
     case scan
     /// Hub → client, after hello: the hub's scenario time and the device's address.
     case welcome(time: Double, address: BluetoothAddress)
+    /// Hub → client, after rotate: the scenario time of the switch and the address the device
+    /// transmits from since.
+    case rotated(time: Double, address: BluetoothAddress)
     /// Hub → client: the connection is refused, and why; the hub closes it.
     case refused(String)
     /// Hub → scanning client: a frame heard.
     case advertisement(time: Double, address: BluetoothAddress, rssi: Int, data: [UInt8])
 
-    static let version: UInt8 = 1
+    /// 2 added rotate and rotated: a hub of version 1 would close the connection at a rotate
+    /// without a word, so the versions must differ for it to refuse with a sentence.
+    static let version: UInt8 = 2
     /// The longest frame either side accepts (length field included): room for 255 bytes of
     /// advertising data or a long refusal.
     static let largestFrame = 1024
 
     enum Kind: UInt8 {
-        case hello = 0x01, advertise = 0x02, withdraw = 0x03, scan = 0x04
-        case welcome = 0x81, refused = 0x82, advertisement = 0x83
+        case hello = 0x01, advertise = 0x02, withdraw = 0x03, scan = 0x04, rotate = 0x05
+        case welcome = 0x81, refused = 0x82, advertisement = 0x83, rotated = 0x84
     }
 
     /// Appends this message as one frame.
@@ -38,14 +48,17 @@ enum AirMessage: Sendable, Hashable {
         case .hello(let version, let device):
             Self.frame(.hello, into: &buffer) { $0.append(version); $0.append(contentsOf: device.utf8.prefix(SimulatedAir.longestDeviceName)) }
         case .advertise(let interval, let data):
-            let microseconds = UInt32(clamping: Int((interval * 1_000_000).rounded()))
-            Self.frame(.advertise, into: &buffer) { Self.append32(microseconds, to: &$0); $0.append(contentsOf: data.prefix(255)) }
+            Self.frame(.advertise, into: &buffer) { Self.appendTransmission(interval: interval, data: data, to: &$0) }
+        case .rotate(let interval, let data):
+            Self.frame(.rotate, into: &buffer) { Self.appendTransmission(interval: interval, data: data, to: &$0) }
         case .withdraw:
             Self.frame(.withdraw, into: &buffer) { _ in }
         case .scan:
             Self.frame(.scan, into: &buffer) { _ in }
         case .welcome(let time, let address):
             Self.frame(.welcome, into: &buffer) { Self.append64(time.bitPattern, to: &$0); $0.append(contentsOf: address.array) }
+        case .rotated(let time, let address):
+            Self.frame(.rotated, into: &buffer) { Self.append64(time.bitPattern, to: &$0); $0.append(contentsOf: address.array) }
         case .refused(let message):
             // Cut by characters, so a long message stays valid UTF-8.
             let text = message.utf8.count <= Self.largestFrame - 5 ? message : String(message.prefix(240))
@@ -66,6 +79,13 @@ enum AirMessage: Sendable, Hashable {
         for shift in stride(from: 40, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
         buffer.append(UInt8(bitPattern: Int8(clamping: rssi)))
         buffer.append(contentsOf: payload)
+    }
+
+    /// The body of advertise and rotate: the interval in microseconds (32 bits), then the data.
+    private static func appendTransmission(interval: Double, data: [UInt8], to buffer: inout [UInt8]) {
+        let microseconds = UInt32(clamping: Int((interval.isFinite ? interval * 1_000_000 : 0).rounded()))
+        append32(microseconds, to: &buffer)
+        buffer.append(contentsOf: data.prefix(255))
     }
 
     private static func frame(_ kind: Kind, into buffer: inout [UInt8], body: (inout [UInt8]) -> Void) {
@@ -171,20 +191,23 @@ struct AirFrameDecoder {
         case .hello:
             try need(1, "hello")
             return .hello(version: body[base], device: try text(from: 1, "hello"))
-        case .advertise:
-            try need(4, "advertise")
+        case .advertise, .rotate:
+            let name = kind == .advertise ? "advertise" : "rotate"
+            try need(4, name)
             var microseconds: UInt32 = 0
             for i in 0..<4 { microseconds |= UInt32(body[base + i]) << UInt32(8 * i) }
-            return .advertise(interval: Double(microseconds) / 1_000_000, data: Array(body[(base + 4)...]))
+            let interval = Double(microseconds) / 1_000_000, data = Array(body[(base + 4)...])
+            return kind == .advertise ? .advertise(interval: interval, data: data) : .rotate(interval: interval, data: data)
         case .withdraw:
             return .withdraw
         case .scan:
             return .scan
-        case .welcome:
-            try need(14, "welcome")
+        case .welcome, .rotated:
+            let name = kind == .welcome ? "welcome" : "rotated"
+            try need(14, name)
             let time = Double(bitPattern: uint64(at: 0))
-            guard time.isFinite else { throw .malformed(type: "welcome", reason: "a time that is not a number") }
-            return .welcome(time: time, address: address(at: 8))
+            guard time.isFinite else { throw .malformed(type: name, reason: "a time that is not a number") }
+            return kind == .welcome ? .welcome(time: time, address: address(at: 8)) : .rotated(time: time, address: address(at: 8))
         case .refused:
             return .refused(try text(from: 0, "refused"))
         case .advertisement:

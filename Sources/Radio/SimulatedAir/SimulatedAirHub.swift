@@ -62,6 +62,8 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         public var framesDelivered: Int
         /// Frames dropped because a scanner did not read them in time.
         public var framesDropped: Int
+        /// Rotate messages handled (each gave a device a new address) since the hub started.
+        public var rotations: Int
     }
 
     public var census: Census {
@@ -71,7 +73,8 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
                           scanning: connections.count { $0.listener != nil },
                           advertising: connections.count { $0.transmitter != nil },
                           framesDelivered: state.framesDelivered,
-                          framesDropped: state.framesDropped + connections.reduce(0) { $0 + $1.dropped })
+                          framesDropped: state.framesDropped + connections.reduce(0) { $0 + $1.dropped },
+                          rotations: state.addressesGiven.count)
         }
     }
 
@@ -234,6 +237,20 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
             if let previous = state.connections[id]!.transmitter { state.simulation.stopAdvertising(previous) }
             state.connections[id]!.transmitter = state.simulation.startAdvertising(device: name, data: data, interval: interval)
             logger.info("\(name) advertises \(data.count) bytes every \(Int((interval * 1000).rounded())) ms.")
+        case (.rotate(let interval, let data), .some(let name)):
+            // Data and address change together under the lock the transmissions take: each frame
+            // has the old pair or the new one. The address is new to this hub's run.
+            var address: BluetoothAddress
+            repeat { address = .nonResolvablePrivate() } while !state.addressesGiven.insert(address).inserted
+            let switched = state.connections[id]!.transmitter.map {
+                state.simulation.change($0, data: data, interval: interval, address: address)
+            } ?? false
+            if !switched {
+                state.connections[id]!.transmitter = state.simulation.startAdvertising(device: name, data: data, interval: interval,
+                                                                                       address: address)
+            }
+            AirMessage.rotated(time: state.simulation.now, address: address).encode(into: &state.connections[id]!.output)
+            logger.info("\(name) advertises \(data.count) bytes from \(address) every \(Int((interval * 1000).rounded())) ms.")
         case (.withdraw, .some(let name)):
             if let previous = state.connections[id]!.transmitter {
                 state.simulation.stopAdvertising(previous)
@@ -246,7 +263,7 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
             state.connections[id]!.listener = listener
             state.connectionByListener[listener] = id
             logger.info("\(name) scans.")
-        case (.welcome, .some(let name)), (.refused, .some(let name)), (.advertisement, .some(let name)):
+        case (.welcome, .some(let name)), (.refused, .some(let name)), (.advertisement, .some(let name)), (.rotated, .some(let name)):
             close(id, in: &state, reason: "\(name) sent a message only the hub sends")
         }
     }
@@ -294,6 +311,8 @@ private struct HubState {
     var connections: [Int: HubConnection] = [:]
     var connectionByListener: [AirSimulation.ListenerID: Int] = [:]
     var nextConnection = 0
+    /// Every address a rotate was given, so none is given twice.
+    var addressesGiven = Set<BluetoothAddress>()
     var framesDelivered = 0
     /// Frames dropped for connections since closed.
     var framesDropped = 0

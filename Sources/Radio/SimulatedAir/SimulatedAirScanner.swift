@@ -10,7 +10,8 @@ import Logging
 /// from 0.1 s to 2 s. Advertisement times are seconds since the scan began: the hub's scenario
 /// clock while connected (real seconds at speed 1), never going backwards across reconnections.
 /// Addresses are random static ones derived from each sender's name
-/// (``SimulatedAir/address(of:)``).
+/// (``SimulatedAir/address(of:)``), or, for a device advertising a rotating identity, the
+/// non-resolvable private address the hub gave its current identity.
 public struct SimulatedAirScanner: AdvertisementScanner {
     public var socketPath: String
     /// The scenario device this scanner is.
