@@ -32,6 +32,11 @@ import Testing
         return Double(nanoseconds * Int64(speed)) / 1e9
     }
 
+    /// The beacons' clock: half a second behind the hub's (not before 0).
+    static func beaconSeconds(_ instant: ManualClock.Instant) -> TimeInterval {
+        max(scenarioSeconds(instant) - 0.5, 0)
+    }
+
     /// One frame the observer heard, at the hub's scenario time.
     struct Heard: Sendable {
         var time: Double
@@ -67,7 +72,7 @@ import Testing
                                         interval: .seconds(1))
             beacons[name] = beacon
             let payloads = beacon.payloads(
-                now: { Date(timeIntervalSince1970: Self.epoch + Self.scenarioSeconds(clock.now)) },
+                now: { Date(timeIntervalSince1970: Self.epoch + Self.beaconSeconds(clock.now)) },
                 sleep: { seconds in
                     let nanoseconds = Int64((seconds * 1e9 / Double(Self.speed)).rounded(.up))
                     try await clock.sleep(until: clock.now.advanced(by: .nanoseconds(nanoseconds)), tolerance: nil)
@@ -77,17 +82,22 @@ import Testing
         }
         #expect(await running.waitFor(scanning: 1, advertising: players.count))
 
-        // An hour of scenario time, a tick at a time. After each tick, until the hub sleeps again
-        // and every rotation due has reached it: then a boundary's switch lands before the next
-        // transmission, as on a controller that switches between two advertising events.
+        // An hour of scenario time, half a tick at a time. The beacons' clocks run half a second
+        // behind the hub's, so a rotation falls between two of the hub's ticks (never on one,
+        // where whether it or the tick's transmissions came first would be a race): the frames
+        // up to the boundary went out at the tick before, every later one goes out with the new
+        // pair, as on a controller that switches between two advertising events. After each
+        // step, wait until the hub and the beacons sleep again and every rotation due has
+        // reached the hub.
         let hour = 3600
         let began = ContinuousClock.now
         try #require(await Self.settle(clock, hub, sleepers: 1 + players.count, rotations: players.count))
-        for second in 1...hour {
-            clock.advance(by: Self.tick)
-            let periodsStarted = 1 + second / Self.period.seconds
+        for half in 1...(2 * hour) {
+            clock.advance(by: Self.tick / 2)
+            let beaconTime = max(Double(half) / 2 - 0.5, 0)
+            let periodsStarted = 1 + Int(beaconTime) / Self.period.seconds
             try #require(await Self.settle(clock, hub, sleepers: 1 + players.count, rotations: players.count * periodsStarted),
-                         "scenario second \(second): \(hub.census)")
+                         "scenario second \(Double(half) / 2): \(hub.census)")
         }
         let delivered = hub.census.framesDelivered
         let deadline = ContinuousClock.now + .seconds(20)
