@@ -108,7 +108,7 @@ let package = Package(
             dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"],
             path: "Benchmarks/BlueZSoak"
         ),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
         // Advertises a rotating identity through a live backend, for the real-stack check
         // `rotating-identities` (scripts/real-stack/guest-checks); not a product.
         .executableTarget(

@@ -104,7 +104,10 @@ import Testing
     }
 
     @Test func aFaceIsShownOnlyToPlayersWhoMetItsOwner() async throws {
-        let server = try TestServer()
+        // The test client connects first and speaks after the probe's registrations, which on a
+        // loaded machine take longer than the 10 s a connection normally has to send its first
+        // request (the server then closes it, as it should).
+        let server = try TestServer(connections: ConnectionLimits(headTimeout: .seconds(300)))
         try await server.application.test(.live) { client in
             let probe = HTTPProbe(port: try #require(client.port))
             let alice = try await probe.player("alice")

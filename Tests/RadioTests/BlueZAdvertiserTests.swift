@@ -2,6 +2,8 @@ import BeaconFrames
 import BusTestSupport
 import DBus
 import Radio
+import Logging
+import Synchronization
 import Testing
 
 /// The BlueZ advertiser against the mock, which reads the advertisement back from our exported
@@ -207,6 +209,32 @@ import Testing
         #expect(try await bluez.mock.registeredAdvertisement() == nil)
     }
 
+    /// On a discoverable adapter the kernel advertises from the public address (the real stack
+    /// showed it): rotating identities are then linkable, and the advertiser says so, once.
+    @Test func warnsWhenTheAdapterAdvertisesFromItsPublicAddress() async throws {
+        let bluez = try await MockedBlueZ.start()
+        defer { bluez.stop() }
+        let adapter: DBusObjectPath = "/org/bluez/hci0"
+        try await bluez.mock.update(adapter, interface: "org.bluez.Adapter1", [("Discoverable", .boolean(true))])
+        let logs = CapturedLogs()
+        let advertiser = BlueZAdvertiser(busAddress: bluez.address, logger: Logger(label: "test") { _ in logs })
+        let (payloads, next) = AsyncStream<AdvertisingPayload>.makeStream()
+        let task = Task { try await advertiser.advertise(rotating: payloads) }
+        defer { task.cancel() }
+        for minor in UInt16(1)...2 {
+            next.yield(Self.payload(minor: minor))
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await bluez.mock.registeredAdvertisement().flatMap({ Self.minor($0.properties) }) != minor, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let warnings = logs.lines.filter { $0.level == .warning && $0.message.contains("public address") }
+        #expect(warnings.count == 1, "\(logs.lines)")
+        #expect(warnings.first?.message.contains("bluetoothctl discoverable off") == true)
+        task.cancel()
+        try await task.value
+    }
+
     /// A payload that comes while the adapter is off is the one registered when it is back on.
     @Test func aRotationWhileOffRegistersTheNewPayloadWhenOn() async throws {
         let bluez = try await MockedBlueZ.start()
@@ -235,5 +263,24 @@ import Testing
         #expect(try await bluez.mock.registeredAdvertisement() == nil)
         try await bluez.mock.setPowered(true)
         #expect(try await Self.waitForRegistration(bluez) != nil)
+    }
+}
+
+/// A log handler that keeps every line, for tests that read what was said.
+final class CapturedLogs: LogHandler, @unchecked Sendable {
+    struct Line: Sendable { var level: Logger.Level; var message: String }
+    private let stored = Mutex<[Line]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    var lines: [Line] { stored.withLock { $0 } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        stored.withLock { $0.append(Line(level: level, message: message.description)) }
     }
 }

@@ -9,6 +9,11 @@ public struct BlueZAdapter: Sendable, Hashable {
     public var address: String
     public var powered: Bool
     public var discovering: Bool
+    /// Discoverable (which needs connectable) or connectable: then the kernel advertises even a
+    /// broadcast from the adapter's public address (hardware-notes.md, "Rotating identities").
+    /// `Connectable` is nil where bluetoothd does not expose it.
+    public var discoverable: Bool = false
+    public var connectable: Bool? = nil
     /// Nil when the adapter cannot advertise through BlueZ (no LEAdvertisingManager1).
     public var advertising: AdvertisingCapacity?
 
@@ -28,6 +33,8 @@ public struct BlueZAdapter: Sendable, Hashable {
         address = properties[BlueZ.Property.address]?.stringValue ?? "unknown"
         powered = properties[BlueZ.Property.powered]?.boolValue ?? false
         discovering = properties[BlueZ.Property.discovering]?.boolValue ?? false
+        discoverable = properties[BlueZ.Property.discoverable]?.boolValue ?? false
+        connectable = properties[BlueZ.Property.connectable]?.boolValue
         if let manager = interfaces[BlueZ.advertisingManagerInterface] {
             advertising = AdvertisingCapacity(
                 activeInstances: manager[BlueZ.Property.activeInstances]?.intValue ?? 0,
@@ -35,6 +42,10 @@ public struct BlueZAdapter: Sendable, Hashable {
                 controlsInterval: manager[BlueZ.Property.supportedCapabilities] != nil)
         }
     }
+
+    /// Whether an advertisement here goes out from the public address, so rotating identities
+    /// can be linked from period to period by it.
+    public var advertisesFromPublicAddress: Bool { discoverable || connectable == true }
 
     /// The adapter to use: the one named `name`, or else the first powered one, or else the first.
     static func choose(from adapters: [BlueZAdapter], named name: String?) -> BlueZAdapter? {

@@ -136,6 +136,8 @@ private struct AdvertiseRun {
     /// advertise, so a missing LEAdvertisingManager1 later (a restart, the controller
     /// re-added) is waited for however long it takes.
     var registeredOnce = false
+    /// Whether payloads rotate (``BlueZAdvertiser/advertise(rotating:)``).
+    var rotatingIdentities = false
 
     var logger: Logger { advertiser.logger }
     var manager: BlueZManager { advertiser.manager }
@@ -158,6 +160,7 @@ private struct AdvertiseRun {
             }
             input.finish()
         }
+        rotatingIdentities = payloads != nil
         let feeding = payloads.map { payloads in
             Task {
                 for await payload in payloads { input.yield(.payload(payload)) }
@@ -335,6 +338,14 @@ private struct AdvertiseRun {
         }
         registeredOn = adapter.path
         registeredOnce = true
+        if rotatingIdentities, adapter.advertisesFromPublicAddress, said.insert("public address").inserted {
+            logger.warning("""
+                Bluetooth adapter \(adapter.name) is \(adapter.discoverable ? "discoverable" : "connectable"), so the kernel advertises \
+                from its public address \(adapter.address): the identity rotates but the address does not, and anyone can link \
+                one period to the next. Run `bluetoothctl discoverable off` (and keep the adapter not connectable), or use the \
+                hci backend.
+                """)
+        }
         if rotating {
             logger.info("Advertising a new identity on Bluetooth adapter \(adapter.name).")
         } else {

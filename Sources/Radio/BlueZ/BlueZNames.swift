@@ -39,6 +39,8 @@ enum BlueZ {
         static let adapter = "Adapter"
         static let powered = "Powered"
         static let discovering = "Discovering"
+        static let discoverable = "Discoverable"
+        static let connectable = "Connectable"
         static let rssi = "RSSI"
         static let manufacturerData = "ManufacturerData"
         static let serviceData = "ServiceData"
