@@ -43,4 +43,18 @@ extension LobbyRequestContext {
         }
         return value
     }
+
+    /// The beacon identity in the path segments `uuid`, `major` and `minor`, or 400
+    /// `invalidField` naming the one that is not a UUID or not 0…65535.
+    func beaconPath() throws -> (uuid: UUID, major: Int, minor: Int) {
+        let text = try parameters.require("uuid")
+        guard let uuid = UUID(uuidString: text) else {
+            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
+        }
+        let major = try pathInteger("major", as: Int.self), minor = try pathInteger("minor", as: Int.self)
+        for (name, value) in [("major", major), ("minor", minor)] where value > 65535 {
+            throw APIError(.badRequest, "invalidField", "\(name): must be 0…65535, got \(value).")
+        }
+        return (uuid, major, minor)
+    }
 }

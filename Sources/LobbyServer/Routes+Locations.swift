@@ -30,15 +30,7 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         return response
     }
     group.get("locations/beacons/:uuid/:major/:minor") { _, context in
-        let text = try context.parameters.require("uuid")
-        guard let uuid = UUID(uuidString: text) else {
-            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
-        }
-        let major = try context.pathInteger("major", as: Int.self)
-        let minor = try context.pathInteger("minor", as: Int.self)
-        for (name, value) in [("major", major), ("minor", minor)] where value > 65535 {
-            throw APIError(.badRequest, "invalidField", "\(name): must be 0…65535, got \(value).")
-        }
+        let (uuid, major, minor) = try context.beaconPath()
         return try JSONBody.response(.ok, try await store.resolveLocation(viewer: try context.player(), uuid: uuid, major: major, minor: minor))
     }
     group.get("locations/:id/tournaments") { _, context in

@@ -75,12 +75,7 @@ func addPlayerRoutes(
         return try JSONBody.response(.ok, try await store.statistics(viewer: try context.player(), username: username))
     }
     group.get("beacons/:uuid/:major/:minor") { _, context in
-        let text = try context.parameters.require("uuid")
-        guard let uuid = UUID(uuidString: text) else {
-            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
-        }
-        let major = try context.pathInteger("major", as: Int.self)
-        let minor = try context.pathInteger("minor", as: Int.self)
+        let (uuid, major, minor) = try context.beaconPath()
         let profile = try await store.resolve(viewer: try context.player(), uuid: uuid, major: major, minor: minor)
         return try JSONBody.response(.ok, profile)
     }
