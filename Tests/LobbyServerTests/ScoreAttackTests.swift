@@ -180,9 +180,12 @@ import Testing
                 let signal = try #require(reveal.body["signalTime"] as? Double)
                 #expect(Quickdraw().signalDelay.contains(signal))
                 #expect(reveal.body["revealedAt"] is String)
-                let onTime = try #require(SyntheticRecording.scoring(1000, game: "quickdraw", duration: 8, signalTime: signal))
+                // 900, not 1000: a perfect reaction is exactly 0.1 s after the signal, and the
+                // signal read back from JSON may be an ulp off the lobby's, which makes it 0.0999…
+                // and the score 0 (scoreRefused) before the reveal is looked at.
+                let onTime = try #require(SyntheticRecording.scoring(900, game: "quickdraw", duration: 8, signalTime: signal))
                 let early = try await client.call(.post, "/v1/games/\(game.id)/rounds/\(n)/scores", token: mallory, json: """
-                    {"score":1000,"key":"q\(n)","recording":\(try Self.json(onTime))}
+                    {"score":900,"key":"q\(n)","recording":\(try Self.json(onTime))}
                     """)
                 let elapsed = ContinuousClock.now - started
                 guard elapsed < .milliseconds(Int(signal * 1000)) else { continue }
