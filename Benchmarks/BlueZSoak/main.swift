@@ -39,7 +39,7 @@ func timeUntil(from start: ContinuousClock.Instant, _ condition: () async -> Boo
     return nil
 }
 
-let bus = try PrivateBus()
+let bus = try await PrivateBus()
 defer { bus.stop() }
 let mock = try await BlueZMock(bus: bus)
 try await mock.addAdapter("hci0")

@@ -163,7 +163,7 @@ func monotonicNanoseconds() -> UInt64 {
 }
 
 func runBenchmark(floodCount: Int, rateSeconds: Double, withAdvertiser: Bool) async throws {
-    let bus = try PrivateBus()
+    let bus = try await PrivateBus()
     defer { bus.stop() }
     let sender = Process()
     sender.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

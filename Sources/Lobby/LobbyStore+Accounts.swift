@@ -77,7 +77,7 @@ extension LobbyStore {
         guard let record, let hash = record.passwordHash else {
             // An unknown username costs what a wrong password costs, so timing does not tell
             // which usernames exist.
-            let dummy = dummyPasswordHash
+            let dummy = await dummyPasswordHash.value
             _ = await offload { Bcrypt.verify(password, hash: dummy) }
             throw LobbyError.badCredentials
         }

@@ -27,8 +27,9 @@ public final class LobbyStore: Sendable {
     /// Players flagged by ``ScoreScrutiny`` (`nearplay_lobby_players_flagged_total`), by reason.
     let flagCounters: [PlayerFlagReason: CoreMetrics.Counter]
     /// A hash at the configured cost that sign-ins for unknown usernames are checked against, so
-    /// they take as long as sign-ins with a wrong password.
-    let dummyPasswordHash: String
+    /// they take as long as sign-ins with a wrong password. Made off the cooperative pool while the
+    /// store opens (at cost 12 it takes a few hundred milliseconds of one core).
+    let dummyPasswordHash: Task<String, Never>
     /// Every player's and location's rotating identity around now.
     let identities: IdentityDirectory
     /// Until when the static identities of before rotation still resolve; nil when they never
@@ -61,7 +62,8 @@ public final class LobbyStore: Sendable {
         try database.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
         self.configuration = configuration
         fairPlay = FairPlayLedger(configuration)
-        dummyPasswordHash = Bcrypt.hash("no account has this password", cost: configuration.bcryptCost)
+        let cost = configuration.bcryptCost
+        dummyPasswordHash = Task { await offload { Bcrypt.hash("no account has this password", cost: cost) } }
         self.clock = clock
         self.logger = logger
         readTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "read")], factory: metrics)

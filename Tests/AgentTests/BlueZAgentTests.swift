@@ -16,7 +16,7 @@ import Testing
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
 
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let mock = try await BlueZMock(bus: bus)
         _ = try await mock.addAdapter("hci0")
         let device = try await mock.addDevice("C0:FF:EE:00:00:02")

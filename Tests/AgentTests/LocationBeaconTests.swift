@@ -18,7 +18,7 @@ import Testing
         let owner = try await register("owner", at: lobby.url)
         let alice = try await register("alice", at: lobby.url)
         let bob = try await register("bob", at: lobby.url)
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let mock = try await BlueZMock(bus: bus)
         _ = try await mock.addAdapter("hci0")
 

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5))) func notifiesInvitationsGameStartsAndResults() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.startDaemon(on: bus)
         defer { daemon.kill() }
 

@@ -25,7 +25,9 @@ public final class PrivateBus: @unchecked Sendable {
     /// elements of its configuration; `includes`: configuration files the daemon loads too (a
     /// D-Bus policy to check, say). A configuration it refuses stops it starting, and the error
     /// thrown carries the daemon's reason.
-    public init(defaultPolicy: String = PrivateBus.openPolicy, includes: [String] = []) throws {
+    /// It waits without holding a thread: a daemon slow to start on a loaded machine must not
+    /// stall the other tests sharing the two-thread cooperative pool.
+    public init(defaultPolicy: String = PrivateBus.openPolicy, includes: [String] = []) async throws {
         guard let executable = findExecutable("dbus-daemon") else {
             throw TestEnvironmentError("dbus-daemon is not installed: run scripts/bootstrap")
         }
@@ -47,10 +49,10 @@ public final class PrivateBus: @unchecked Sendable {
             """.write(to: config, atomically: true, encoding: .utf8)
         address = "unix:path=\(socket)"
         self.executable = executable
-        try launch()
+        try await launch()
     }
 
-    private func launch() throws {
+    private func launch() async throws {
         // --print-address writes the address once the daemon accepts connections (the socket
         // file exists a moment earlier, when connecting is still refused). Its complaints on
         // stderr (it may not raise its fd limit when not root; users and groups of included
@@ -58,7 +60,9 @@ public final class PrivateBus: @unchecked Sendable {
         let daemon = try SpawnedProcess(executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"])
         self.daemon = daemon
         let deadline = Date().addingTimeInterval(30)
-        while !daemon.standardOutput.contains("\n") && daemon.isRunning && Date() < deadline { usleep(5_000) }
+        while !daemon.standardOutput.contains("\n") && daemon.isRunning && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         guard daemon.standardOutput.contains("\n") else {
             daemon.kill()
             _ = daemon.waitBlocking(timeout: 2)
@@ -69,10 +73,10 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     /// Kills the daemon, dropping every connection, and starts a new one at the same address.
-    public func restart() throws {
+    public func restart() async throws {
         daemon?.kill()
         try? FileManager.default.removeItem(atPath: socket)
-        try launch()
+        try await launch()
     }
 
     deinit { stop() }

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func returnsTheReplyBody() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func throwsTheErrorNameAndMessageThePeerSent() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func answersWrongArgumentsUnknownMethodsAndUnknownObjectsWithStandardErrors() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func timesOutWhenThePeerDoesNotAnswer() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func cancellingACallStopsWaiting() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func losingTheBusFailsCallsAndReportsTheDisconnection() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let client = try await bus.connect()
         let signals = try await client.signals(matching: [MatchRule(interface: "org.nearplay.Test")])
         bus.stop()

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func servesPropertiesGetAndGetAllAndRefusesSet() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func introspectsInterfacesAndChildNodes() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func objectManagerListsAndAnnouncesObjectsBelowIt() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()

@@ -33,7 +33,7 @@ import Testing
     ]
 
     @Test func echoesEveryTypeBlueZUsesUnchanged() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let server = try await bus.connect()
         let client = try await bus.connect()
@@ -64,7 +64,7 @@ import Testing
         .array(element: "ss", []),
     ])
     func rejectsMalformedValuesWithAnError(value: DBusValue) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let client = try await bus.connect()
         defer { client.close() }
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func rejectsInvalidHeaderNames() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let client = try await bus.connect()
         defer { client.close() }

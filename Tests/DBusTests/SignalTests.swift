@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SignalTests {
     @Test func deliversOnlyMatchingSignalsInOrder() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         let receiver = try await bus.connect()
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func sendsCopiesOfOneMessage() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         let receiver = try await bus.connect()
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func endingTheIterationUnsubscribes() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         let receiver = try await bus.connect()
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func dropsTheOldestSignalsBeyondTheBufferLimit() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         let receiver = try await bus.connect()
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func cancellingTheReaderEndsTheIteration() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let receiver = try await bus.connect()
         defer { receiver.close() }
@@ -127,7 +127,7 @@ import Testing
     /// With coalescing, a stream of signals is read on a beat: each waits in the socket for up to
     /// the interval, none is lost or reordered, and replies to our calls are never held.
     @Test func coalescingHoldsSignalsButNotReplies() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         // A long interval, so a loaded machine cannot blur the two bounds below (0.37 s seen for a
@@ -162,7 +162,7 @@ import Testing
     }
 
     @Test func refusesASecondConcurrentReader() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let sender = try await bus.connect()
         let receiver = try await bus.connect()

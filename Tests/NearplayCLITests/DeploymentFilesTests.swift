@@ -133,7 +133,7 @@ import Testing
     /// The policy loads into a dbus-daemon (which refuses to start on a policy it cannot parse),
     /// and the bus then serves clients.
     @Test func dbusDaemonLoadsThePolicy() async throws {
-        let bus = try PrivateBus(includes: [Self.policy])
+        let bus = try await PrivateBus(includes: [Self.policy])
         defer { bus.stop() }
         let connection = try await bus.connect()
         #expect(connection.uniqueName.hasPrefix(":"))
@@ -151,7 +151,7 @@ import Testing
         try text.replacingOccurrences(of: #"<policy user="nearplay">"#, with: "<policy user=\"\(user ?? "root")\">")
             .write(to: copy, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: copy) }
-        let bus = try PrivateBus(defaultPolicy: """
+        let bus = try await PrivateBus(defaultPolicy: """
             <policy context="default">
               <allow own="*"/>
               <deny send_type="method_call"/>
@@ -196,12 +196,12 @@ import Testing
     }
 
     /// The load check has teeth: a policy with a mistake stops the daemon starting.
-    @Test func dbusDaemonRefusesAPolicyWithAMistake() throws {
+    @Test func dbusDaemonRefusesAPolicyWithAMistake() async throws {
         let text = try String(contentsOfFile: Self.policy, encoding: .utf8)
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("nearplay-policy-\(UUID().uuidString).conf")
         try text.replacingOccurrences(of: "send_interface=\"org.bluez.Adapter1\"", with: "send_interfaces=\"org.bluez.Adapter1\"")
             .write(to: broken, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: broken) }
-        #expect(throws: TestEnvironmentError.self) { _ = try PrivateBus(includes: [broken.path]) }
+        await #expect(throws: TestEnvironmentError.self) { _ = try await PrivateBus(includes: [broken.path]) }
     }
 }

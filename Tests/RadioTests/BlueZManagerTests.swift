@@ -104,7 +104,7 @@ import Testing
         #expect(try await Self.sighting(-60, of: device, by: probe, on: bluez, within: .seconds(10)) != nil)
         #expect(try await BlueZAdvertiserTests.waitForRegistration(bluez) != nil)
 
-        try bluez.bus.restart()
+        try await bluez.bus.restart()
         try await bluez.mock.restartOnNewBus()
         try await bluez.mock.addAdapter("hci0")
         let observer = try await bluez.bus.connect()

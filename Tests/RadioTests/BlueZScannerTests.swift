@@ -120,7 +120,7 @@ import Testing
         try await bluez.mock.advertise(path, rssi: -60, manufacturerData: [Self.apple: Beacons.first.manufacturerData])
         #expect(await probe.first { $0.rssi == -60 } != nil)
 
-        try bluez.bus.restart()
+        try await bluez.bus.restart()
         try await bluez.mock.restartOnNewBus()
         try await bluez.mock.addAdapter("hci0")
         let again = try await bluez.mock.addDevice(Beacons.firstAddress)

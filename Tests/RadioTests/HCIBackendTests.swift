@@ -407,7 +407,7 @@ import Testing
         for rssi in [-60, -61, -62] as [Int8] {
             fake.send(HCIEvents.legacy([(3, Beacons.firstAddress, rssi, Self.beaconData)]))
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while events.all.filter({ $0.kind == .range }).count < 3, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func adaptersSaysWhenTheBluetoothServiceIsNotRunning() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let run = try await Command(["adapters"], bus: bus.address).finish()
         #expect(run.status == 69)

@@ -73,7 +73,7 @@ struct MockedBlueZ {
     let mock: BlueZMock
 
     static func start(adapter: Bool = true) async throws -> MockedBlueZ {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         do {
             let mock = try await BlueZMock(bus: bus)
             if adapter { try await mock.addAdapter("hci0") }

@@ -41,7 +41,7 @@ import Testing
         try Self.scenario.write(toFile: scenarioFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: scenarioFile) }
         let air = try Command(["air", "--scenario", scenarioFile, "--socket", socket])
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -78,7 +78,7 @@ import Testing
             """.write(toFile: folder + "/room.json", atomically: true, encoding: .utf8)
         let air = try Command(["air", "--scenario", folder + "/room.json", "--socket", socket])
         defer { air.process.kill() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

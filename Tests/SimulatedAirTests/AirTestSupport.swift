@@ -28,15 +28,18 @@ final class RunningHub<C: Clock>: Sendable where C.Duration == Duration {
         rmdir((socketPath as NSString).deletingLastPathComponent)
     }
 
-    /// Waits until the hub has `scanning` scanners and `advertising` advertisers, or 10 s.
+    /// Waits until the hub has `scanning` scanners and `advertising` advertisers, or 60 s (the
+    /// whole suite starting at once on two cores has kept clients from joining for 30 s). The
+    /// census is read once more after the deadline, so a wait that slept through it still sees
+    /// clients that joined meanwhile.
     func waitFor(scanning: Int = 0, advertising: Int = 0) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
             let census = hub.census
             if census.scanning >= scanning, census.advertising >= advertising { return true }
+            guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return false
     }
 }
 

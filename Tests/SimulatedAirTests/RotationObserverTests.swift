@@ -100,7 +100,7 @@ import Testing
                          "scenario second \(Double(half) / 2): \(hub.census)")
         }
         let delivered = hub.census.framesDelivered
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while heard.withLock({ $0.count }) < delivered, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let wall = began.duration(to: .now)
         for task in advertising { task.cancel() }
