@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -142,6 +143,21 @@ let package = Package(
             ],
             path: "Benchmarks/AgentBenchmark"
         ),
+        // The lobby's two storage engines behind one synchronous transaction interface: SQLite
+        // (through GRDB, the default) and PostgreSQL (through postgres-nio, for several instances).
+        .target(
+            name: "LobbyDatabase",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
+        .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
+        .testTarget(name: "LobbyDatabaseTests", dependencies: ["LobbyDatabase", "DatabaseTestSupport", "BusTestSupport"]),
         .target(
             name: "Lobby",
             dependencies: [
