@@ -161,7 +161,7 @@ let package = Package(
         .target(
             name: "Lobby",
             dependencies: [
-                "Minigames", "SensorSamples", "BeaconKeys",
+                "Minigames", "SensorSamples", "BeaconKeys", "LobbyDatabase",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -206,7 +206,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LobbyTests",
-            dependencies: ["Lobby", "BeaconKeys", "Minigames", "SensorSamples", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Lobby", "BeaconKeys", "Minigames", "SensorSamples", "LobbyDatabase", "DatabaseTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LobbyServerTests",
