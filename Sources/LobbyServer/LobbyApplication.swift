@@ -20,9 +20,9 @@ public func buildLobbyApplication(
     limits: ConnectionLimits = ConnectionLimits(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics)
+    let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics, trustedProxies: limits.trustedProxies)
     let webSocketResponder = router.buildResponder()
-    let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress)
+    let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress, unlimited: limits.trustedProxies)
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
         http1: .init(
             idleTimeout: TimeAmount(limits.idleTimeout),

@@ -14,6 +14,8 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
     public var playerId: Int64?
     /// The bearer token the player was authenticated with; nil on public routes.
     var sessionToken: String?
+    /// The client's address as a trusted reverse proxy forwarded it (``ForwardedClientMiddleware``).
+    var forwardedClient: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -21,8 +23,9 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// The client's IP address (without the port) as the sign-in throttle counts it.
-    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
+    /// The client's IP address (without the port) as the sign-in throttle counts it: the peer's,
+    /// or the one a trusted proxy forwarded.
+    var clientAddress: String { forwardedClient ?? remoteAddress?.ipAddress ?? "local" }
 
     /// Request bodies are read by ``JSONBody`` with explicit limits; this is the outer bound.
     public var maxUploadSize: Int { 1024 * 1024 }

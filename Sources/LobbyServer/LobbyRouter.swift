@@ -9,10 +9,14 @@ import Lobby
 ///
 /// `GET /metrics` (outside `/v1`, where Prometheus looks by default) answers `metrics` in the
 /// Prometheus text format, without a token: counts and times only, no player's data.
+///
+/// Behind reverse proxies at `trustedProxies`, the client address is the one they forward.
 public func buildLobbyRouter(
-    store: LobbyStore, throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics()
+    store: LobbyStore, throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics(),
+    trustedProxies: Set<String> = []
 ) -> Router<LobbyRequestContext> {
     let router = Router(context: LobbyRequestContext.self)
+    if !trustedProxies.isEmpty { router.add(middleware: ForwardedClientMiddleware(trustedProxies: trustedProxies)) }
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorMiddleware())
     router.get("metrics") { _, _ in

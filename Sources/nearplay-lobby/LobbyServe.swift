@@ -57,6 +57,12 @@ struct LobbyServe: AsyncParsableCommand {
         valueName: "days"))
     var staticIdentityGrace: Double = 14
 
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "The IP address of a reverse proxy in front of this lobby (repeat for several): its connections have no per-address "
+            + "limit, and the client address sign-in throttling counts is read from the X-Forwarded-For it adds.",
+        valueName: "address"))
+    var trustedProxies: [String] = []
+
     /// The `--minigames` list in the catalog's spelling.
     private func enabledMinigames() throws -> [String] {
         guard let minigames else { return MinigameCatalog.names }
@@ -75,6 +81,9 @@ struct LobbyServe: AsyncParsableCommand {
         guard rotationPeriod >= 1 else { throw ValidationError("--rotation-period must be at least 1 s, got \(rotationPeriod).") }
         guard staticIdentityGrace.isFinite, staticIdentityGrace >= 0 else {
             throw ValidationError("--static-identity-grace must be 0 days or more, got \(staticIdentityGrace).")
+        }
+        for proxy in trustedProxies where (try? SocketAddress(ipAddress: proxy, port: 0)) == nil {
+            throw ValidationError("--trusted-proxy takes an IP address (127.0.0.1, ::1), got \"\(proxy)\"; give each proxy its own --trusted-proxy.")
         }
     }
 
@@ -103,7 +112,9 @@ struct LobbyServe: AsyncParsableCommand {
         let host = host
         let throttle = SignInThrottle(signInThrottle == .on ? .init() : .unlimited)
         if signInThrottle == .off { logger.warning("sign-ins and registrations are not throttled (--sign-in-throttle off)") }
-        let limits = ConnectionLimits().fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
+        var limits = ConnectionLimits().fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
+        // In the spelling the lobby compares peers in (::1, not 0:0:0:0:0:0:0:1).
+        limits.trustedProxies = Set(trustedProxies.compactMap { try? SocketAddress(ipAddress: $0, port: 0).ipAddress })
         if limits.maximumConnections < ConnectionLimits().maximumConnections {
             logger.notice("""
                 The descriptor limit allows \(limits.maximumConnections) connections, not \(ConnectionLimits().maximumConnections): \

@@ -47,7 +47,9 @@ import Testing
         }
 
         let scan = try Command(["scan", "--backend", "sim", "--air-socket", socket, "--device", "bob", "--json"])
-        try await Task.sleep(for: .milliseconds(1500))
+        // Interrupted once it has heard the beacon (a fixed wait lost the race on a loaded machine,
+        // where the scanner had not yet started when SIGINT came).
+        #expect(await scan.process.waitForOutput(timeout: 60) { $0.contains(#""event":"enter""#) })
         let scanned = await scan.signal(SIGINT)
         #expect(scanned.status == 0, "\(scanned.stderr)")
         #expect(scanned.stdout.contains(#""event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2""#), "\(scanned.stdout)")

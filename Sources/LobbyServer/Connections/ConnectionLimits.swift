@@ -24,6 +24,11 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var maximumConnections: Int
     /// A request head's size (request line and header fields), in bytes.
     public var maximumHeadBytes: Int
+    /// The IP addresses of reverse proxies in front of the lobby (nginx with several instances
+    /// behind it). Their connections have no per-address share, and the client address that
+    /// sign-in throttling counts is read from the `X-Forwarded-For` they add. Empty: every peer
+    /// is a client, and `X-Forwarded-For` is ignored (anyone can write one).
+    public var trustedProxies: Set<String> = []
 
     /// Descriptors kept apart from connections: the database and its WAL, the listening socket,
     /// standard streams, logs.

@@ -4,9 +4,13 @@ import Synchronization
 final class ConnectionTable: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     let maximumPerAddress: Int
+    /// Addresses without a share: the reverse proxies in front of the lobby, which carry every
+    /// client's connections (nginx limits each client's connections itself).
+    let unlimited: Set<String>
 
-    init(maximumPerAddress: Int) {
+    init(maximumPerAddress: Int, unlimited: Set<String> = []) {
         self.maximumPerAddress = maximumPerAddress
+        self.unlimited = unlimited
     }
 
     /// Counts a connection from `address`, or returns false (counting nothing) when the address
@@ -14,7 +18,7 @@ final class ConnectionTable: Sendable {
     func open(_ address: String) -> Bool {
         counts.withLock { counts in
             let count = counts[address, default: 0]
-            guard count < maximumPerAddress else { return false }
+            guard count < maximumPerAddress || unlimited.contains(address) else { return false }
             counts[address] = count + 1
             return true
         }
