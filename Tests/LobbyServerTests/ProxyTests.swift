@@ -124,4 +124,14 @@ import Testing
         #expect(ForwardedClientMiddleware.client(forwardedFor: [], trustedProxies: trusted) == nil)
         #expect(ForwardedClientMiddleware.client(forwardedFor: ["10.0.0.5"], trustedProxies: trusted) == nil)
     }
+
+    @Test func aTrustedProxyMustBeAnAddress() async throws {
+        let folder = try Self.folder()
+        let serve = try SpawnedProcess(try ServerProcess.executable().path, [
+            "lobby", "serve", "--db", folder.appendingPathComponent("a.sqlite").path, "--port", "0", "--trusted-proxy", "nginx.local",
+        ])
+        let result = await serve.finish()
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--trusted-proxy takes an IP address") && result.stderr.contains("nginx.local"), "\(result.stderr)")
+    }
 }
