@@ -1,36 +1,37 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// Adds a result's points to the player's league standing of `week` (the Monday of its local
     /// week). The first result of a week places the player: its tier follows from its last week
     /// played (``LeagueRule``), computed here from that week's final standings (they no longer
     /// change), and it joins the newest group of that tier this week with room, else opens one.
-    func addLeaguePoints(_ db: Database, player: Int64, week: Int, points: Int) throws {
-        let updated = try db.cached("UPDATE league SET points = points + ? WHERE week = ? AND playerId = ?")
-        try updated.execute(arguments: [points, week, player])
-        if db.changesCount > 0 { return }
+    func addLeaguePoints(_ db: any SQLSession, player: Int64, week: Int, points: Int) throws {
+        let changed = try db.execute("UPDATE league SET points = points + ? WHERE week = ? AND playerId = ?", points, week, player)
+        if changed > 0 { return }
         let tier = try tier(db, player: player, week: week)
-        let last = try Row.fetchOne(db.cached("""
+        let last = try db.fetchOne("""
             SELECT groupNumber, COUNT(*) FROM league WHERE week = ? AND tier = ?
             GROUP BY groupNumber ORDER BY groupNumber DESC LIMIT 1
-            """), arguments: [week, tier])
-        let group: Int = if let last, (last[1] as Int) < LeagueRule.groupSize { last[0] } else { ((last?[0] as Int?) ?? 0) + 1 }
-        try db.cached("INSERT INTO league (week, playerId, tier, groupNumber, points) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [week, player, tier, group, points])
+            """, week, tier)
+        let lastGroup = try last?.get(0, as: Int.self), lastCount = try last?.get(1, as: Int.self)
+        let group = if let lastGroup, let lastCount, lastCount < LeagueRule.groupSize { lastGroup } else { (lastGroup ?? 0) + 1 }
+        try db.execute("INSERT INTO league (week, playerId, tier, groupNumber, points) VALUES (?, ?, ?, ?, ?)", week, player, tier, group, points)
     }
 
     /// The tier the player plays `week` in: from its last week before, promoted or demoted by its
     /// rank in that week's group; the first tier if it never played.
-    func tier(_ db: Database, player: Int64, week: Int) throws -> Int {
-        guard let last = try Row.fetchOne(db.cached("""
+    func tier(_ db: any SQLSession, player: Int64, week: Int) throws -> Int {
+        guard let last = try db.fetchOne("""
             SELECT week, tier, groupNumber, points FROM league WHERE playerId = ? AND week < ? ORDER BY week DESC LIMIT 1
-            """), arguments: [player, week])
+            """, player, week)
         else { return 1 }
-        let (lastWeek, tier, group, points): (Int, Int, Int, Int) = (last[0], last[1], last[2], last[3])
+        let (lastWeek, tier, group, points) = (try last.get(0, as: Int.self), try last.get(1, as: Int.self),
+                                               try last.get(2, as: Int.self), try last.get(3, as: Int.self))
         let source = Self.leagueGroup(week: lastWeek, tier: tier, group: group)
-        let size = try source.participants(db)
-        let rank = 1 + (try source.playersAbove(db, points: points))
+        let size = try source.participants(db.grdb)
+        let rank = 1 + (try source.playersAbove(db.grdb, points: points))
         return LeagueRule.nextTier(tier: tier, rank: rank, groupSize: size, weeksMissed: (week - lastWeek) / 7 - 1)
     }
 
@@ -40,10 +41,9 @@ extension LobbyStore {
 
     /// The viewer's league group of `week`, ranked, with who moves up and down.
     func leagueBoard(_ db: Database, viewer: Int64, week: Int, offset: Int, limit: Int) throws -> Leaderboard {
-        let row = try Row.fetchOne(db.cached("SELECT tier, groupNumber FROM league WHERE week = ? AND playerId = ?"),
-                                   arguments: [week, viewer])
-        let tier: Int = try row?[0] ?? self.tier(db, player: viewer, week: week)
-        let group: Int? = row?[1]
+        let row = try db.sql.fetchOne("SELECT tier, groupNumber FROM league WHERE week = ? AND playerId = ?", week, viewer)
+        let tier: Int = try row?.get(0, as: Int.self) ?? self.tier(db.sql, player: viewer, week: week)
+        let group = try row?.get(1, as: Int?.self) ?? nil
         let window = Leaderboard.Window(
             start: LocalCalendar.text(ofDay: week), end: LocalCalendar.text(ofDay: week + 6),
             timeZone: try calendar(db, playerId: viewer).name)

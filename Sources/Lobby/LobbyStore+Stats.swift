@@ -105,7 +105,7 @@ extension LobbyStore {
                 try board.add(db, player: player, points: points)
                 placed.append(board)
             }
-            try addLeaguePoints(db, player: player, week: LocalCalendar.week(ofDay: day), points: points)
+            try addLeaguePoints(db.sql, player: player, week: LocalCalendar.week(ofDay: day), points: points)
             try grantAchievements(&context, player: player, boards: placed, gameId: gameId, round: finishingRound)
         }
     }

@@ -113,6 +113,15 @@ extension Optional: SQLValueConvertible where Wrapped: SQLValueConvertible {
     }
 }
 
+/// A string- or integer-backed enum stores its raw value.
+extension SQLValueConvertible where Self: RawRepresentable, RawValue: SQLValueConvertible {
+    public var sqlValue: SQLValue { rawValue.sqlValue }
+    public init?(sqlValue: SQLValue) {
+        guard let raw = RawValue(sqlValue: sqlValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+}
+
 /// One result row: its column names and values, in the statement's order.
 public struct SQLRow: Sendable, Hashable {
     public let columns: [String]

@@ -68,17 +68,19 @@ public final class SQLiteDatabase: SQLDatabase {
 }
 
 /// A GRDB connection inside a transaction. Statements are prepared once per connection and kept.
-struct SQLiteSession: SQLSession {
-    let db: Database
-    var dialect: SQLDialect { .sqlite }
+public struct SQLiteSession: SQLSession {
+    public let db: Database
+    public var dialect: SQLDialect { .sqlite }
 
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+    public init(db: Database) { self.db = db }
+
+    public func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
         let statement = try db.cachedStatement(sql: sql)
         try statement.execute(arguments: StatementArguments(arguments.map(\.databaseValue)))
         return db.changesCount
     }
 
-    func fetchAll(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+    public func fetchAll(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
         let columns = statement.columnNames
         return try Row.fetchAll(statement, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in

@@ -218,7 +218,7 @@ import Testing
         try await store.database.write { db in
             // Points 100, 90, …, 10: player1 and player2 go up, player9 and player10 would go down (tier 1 floors them).
             for (index, id) in players.enumerated() {
-                try store.addLeaguePoints(db, player: id, week: week, points: 100 - 10 * index)
+                try store.addLeaguePoints(db.sql, player: id, week: week, points: 100 - 10 * index)
             }
         }
         lobby.move(to: TestLobby.instant("2027-01-20T12:00:00Z"))
@@ -229,17 +229,17 @@ import Testing
 
         let next = week + 7
         let tiers = try await store.database.write { db in
-            for (index, id) in players[0..<2].enumerated() { try store.addLeaguePoints(db, player: id, week: next, points: [30, 10][index]) }
-            return try players.map { try store.tier(db, player: $0, week: next) }
+            for (index, id) in players[0..<2].enumerated() { try store.addLeaguePoints(db.sql, player: id, week: next, points: [30, 10][index]) }
+            return try players.map { try store.tier(db.sql, player: $0, week: next) }
         }
         #expect(tiers == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1])
         // In Silver the two of them are a group of two: the winner goes up, the other down.
         let third = try await store.database.read { db in
-            try players[0..<2].map { try store.tier(db, player: $0, week: next + 7) }
+            try players[0..<2].map { try store.tier(db.sql, player: $0, week: next + 7) }
         }
         #expect(third == [3, 1])
         // Skipping a week costs a tier more: player1 would be Gold after its win, Silver after a missed week.
-        let skipped = try await store.database.read { db in try store.tier(db, player: players[0], week: next + 14) }
+        let skipped = try await store.database.read { db in try store.tier(db.sql, player: players[0], week: next + 14) }
         #expect(skipped == 2)
     }
 
@@ -251,8 +251,8 @@ import Testing
         let store = lobby.store
         let players = ids
         let groups = try await store.database.write { db in
-            for id in players { try store.addLeaguePoints(db, player: id, week: week, points: 3) }
-            try store.addLeaguePoints(db, player: players[0], week: week, points: 4)
+            for id in players { try store.addLeaguePoints(db.sql, player: id, week: week, points: 3) }
+            try store.addLeaguePoints(db.sql, player: players[0], week: week, points: 4)
             return try Int.fetchAll(db, sql: "SELECT groupNumber FROM league WHERE week = ? ORDER BY playerId", arguments: [week])
         }
         #expect(groups == Array(repeating: 1, count: 20) + [2])
