@@ -25,6 +25,22 @@ import Testing
         return folder
     }
 
+    /// One lobby started with `--trusted-proxy 127.0.0.1` behind nginx, for `body`; both stop after.
+    static func withOneLobbyBehindNginx(_ body: (PrivateNginx) async throws -> Void) async throws {
+        let folder = try Self.folder()
+        let lobby = try await ServerProcess(database: folder.appendingPathComponent("a.sqlite").path, folder: folder,
+                                            arguments: ["--trusted-proxy", "127.0.0.1"])
+        do {
+            let nginx = try await PrivateNginx(upstreams: [lobby.port])
+            defer { nginx.stop() }
+            try await body(nginx)
+        } catch {
+            await lobby.stop(signal: SIGTERM)
+            throw error
+        }
+        await lobby.stop(signal: SIGTERM)
+    }
+
     @Test func requestsReachEveryInstanceAndTheSurvivorWhenOneIsKilled() async throws {
         let folder = try Self.folder()
         let first = try await ServerProcess(database: folder.appendingPathComponent("a.sqlite").path, folder: folder)
@@ -59,55 +75,47 @@ import Testing
     /// Behind nginx every connection comes from nginx: with `--trusted-proxy` the lobby throttles
     /// the client nginx names, and a client cannot name someone else.
     @Test func signInThrottlingCountsTheClientNginxForwards() async throws {
-        let folder = try Self.folder()
-        let lobby = try await ServerProcess(database: folder.appendingPathComponent("a.sqlite").path, folder: folder,
-                                            arguments: ["--trusted-proxy", "127.0.0.1"])
-        defer { Task { await lobby.stop(signal: SIGTERM) } }
-        let nginx = try await PrivateNginx(upstreams: [lobby.port])
-        defer { nginx.stop() }
-        func signIn(from source: String, as username: String, forwardedFor: String? = nil) async throws -> Int? {
-            let body = #"{"username":"\#(username)","password":"not the password"}"#
-            return try await Self.request(nginx.port, from: source, "POST", "/v1/sessions",
-                                          headers: forwardedFor.map { ["X-Forwarded-For: \($0)"] } ?? [], body: body).httpStatus
+        try await Self.withOneLobbyBehindNginx { nginx in
+            func signIn(from source: String, as username: String, forwardedFor: String? = nil) async throws -> Int? {
+                let body = #"{"username":"\#(username)","password":"not the password"}"#
+                return try await Self.request(nginx.port, from: source, "POST", "/v1/sessions",
+                                              headers: forwardedFor.map { ["X-Forwarded-For: \($0)"] } ?? [], body: body).httpStatus
+            }
+            // A guesser at 127.0.0.2 trying many accounts runs into its address's limit (30 at once).
+            var statuses: [Int?] = []
+            for attempt in 0..<40 { statuses.append(try await signIn(from: "127.0.0.2", as: "guess\(attempt)")) }
+            #expect(statuses.prefix(30).allSatisfy { $0 == 401 }, "\(statuses)")
+            #expect(statuses.suffix(5).allSatisfy { $0 == 429 }, "\(statuses)")
+            // Claiming to be someone else does not help: nginx appends the real address.
+            #expect(try await signIn(from: "127.0.0.2", as: "another", forwardedFor: "10.1.2.3") == 429)
+            // Another client behind the same nginx is not held back by the guesser.
+            #expect(try await signIn(from: "127.0.0.3", as: "someone") == 401)
         }
-        // A guesser at 127.0.0.2 trying many accounts runs into its address's limit (30 at once).
-        var statuses: [Int?] = []
-        for attempt in 0..<40 { statuses.append(try await signIn(from: "127.0.0.2", as: "guess\(attempt)")) }
-        #expect(statuses.prefix(30).allSatisfy { $0 == 401 }, "\(statuses)")
-        #expect(statuses.suffix(5).allSatisfy { $0 == 429 }, "\(statuses)")
-        // Claiming to be someone else does not help: nginx appends the real address.
-        #expect(try await signIn(from: "127.0.0.2", as: "another", forwardedFor: "10.1.2.3") == 429)
-        // Another client behind the same nginx is not held back by the guesser.
-        #expect(try await signIn(from: "127.0.0.3", as: "someone") == 401)
     }
 
     @Test func theLiveFeedUpgradesThroughNginx() async throws {
-        let folder = try Self.folder()
-        let lobby = try await ServerProcess(database: folder.appendingPathComponent("a.sqlite").path, folder: folder,
-                                            arguments: ["--trusted-proxy", "127.0.0.1"])
-        defer { Task { await lobby.stop(signal: SIGTERM) } }
-        let nginx = try await PrivateNginx(upstreams: [lobby.port])
-        defer { nginx.stop() }
-        let registration = #"{"username":"viewer","firstName":"Vi","lastName":"Ewer","email":"vi@example.org","password":"correct horse battery"}"#
-        #expect(try await Self.request(nginx.port, "POST", "/v1/players", body: registration).httpStatus == 201)
-        let session = try await Self.request(nginx.port, "POST", "/v1/sessions", body: #"{"username":"viewer","password":"correct horse battery"}"#)
-        let token = try #require(session.range(of: #""token":""#).map { session[$0.upperBound...].prefix { $0 != "\"" } })
+        try await Self.withOneLobbyBehindNginx { nginx in
+            let registration = #"{"username":"viewer","firstName":"Vi","lastName":"Ewer","email":"vi@example.org","password":"correct horse battery"}"#
+            #expect(try await Self.request(nginx.port, "POST", "/v1/players", body: registration).httpStatus == 201)
+            let session = try await Self.request(nginx.port, "POST", "/v1/sessions", body: #"{"username":"viewer","password":"correct horse battery"}"#)
+            let token = try #require(session.range(of: #""token":""#).map { session[$0.upperBound...].prefix { $0 != "\"" } })
 
-        let upgrade = ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
-        // Without a token the lobby itself answers (nginx passed the upgrade on).
-        let anonymous = try await RawConnection(port: nginx.port)
-        try await anonymous.send((["GET /v1/events/live HTTP/1.1", "Host: lobby"] + upgrade).joined(separator: "\r\n") + "\r\n\r\n")
-        let waitUntil = ContinuousClock.now + .seconds(30)
-        while !anonymous.received.contains("}}"), ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
-        let refused = anonymous.received
-        #expect(refused.httpStatus == 401 && refused.contains("missingToken"), "\(refused.prefix(300))")
+            let upgrade = ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+            // Without a token the lobby itself answers (nginx passed the upgrade on).
+            let anonymous = try await RawConnection(port: nginx.port)
+            try await anonymous.send((["GET /v1/events/live HTTP/1.1", "Host: lobby"] + upgrade).joined(separator: "\r\n") + "\r\n\r\n")
+            let waitUntil = ContinuousClock.now + .seconds(30)
+            while !anonymous.received.contains("}}"), ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
+            let refused = anonymous.received
+            #expect(refused.httpStatus == 401 && refused.contains("missingToken"), "\(refused.prefix(300))")
 
-        let connection = try await RawConnection(port: nginx.port)
-        let head = (["GET /v1/events/live?after=0 HTTP/1.1", "Host: lobby", "Authorization: Bearer \(token)"] + upgrade).joined(separator: "\r\n")
-        try await connection.send(head + "\r\n\r\n")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !connection.received.contains("\r\n\r\n"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(connection.received.hasPrefix("HTTP/1.1 101"), "\(connection.received.prefix(300))")
+            let connection = try await RawConnection(port: nginx.port)
+            let head = (["GET /v1/events/live?after=0 HTTP/1.1", "Host: lobby", "Authorization: Bearer \(token)"] + upgrade).joined(separator: "\r\n")
+            try await connection.send(head + "\r\n\r\n")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !connection.received.contains("\r\n\r\n"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(connection.received.hasPrefix("HTTP/1.1 101"), "\(connection.received.prefix(300))")
+        }
     }
 
     @Test func theClientIsTheLastAddressNoTrustedProxyAdded() {
