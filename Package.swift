@@ -130,6 +130,11 @@ let package = Package(
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(
+            name: "nearplay-db-bench",
+            dependencies: ["LobbyDatabase", "DatabaseTestSupport"],
+            path: "Benchmarks/DatabaseBenchmark"
+        ),
+        .executableTarget(
             name: "nearplay-rotation-bench",
             dependencies: ["Lobby", "BeaconKeys", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/RotationBenchmark"

@@ -34,7 +34,7 @@ public final class PostgresDatabase: SQLDatabase {
     private let retryCount = Atomic<Int>(0)
 
     /// The most times a conflicting write is tried before its caller is told to try again.
-    static let maximumAttempts = 12
+    public static let maximumAttempts = 12
 
     /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or with
     /// `?host=/run/postgresql` for a socket) and checks the connection works.
