@@ -63,6 +63,7 @@ func run(_ name: String, _ database: any SQLDatabase) async throws {
                         let placed: Bool
                         do {
                         placed = try await database.write { db -> Bool in
+                            try db.lock("player", ids: [inviter])
                             let open = try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM invitation WHERE inviterId = ? AND state = 'pending'", inviter) ?? 0
                             guard open < 10 else {
                                 // Full: the oldest one is answered, as players do.
@@ -99,7 +100,7 @@ func run(_ name: String, _ database: any SQLDatabase) async throws {
     let sorted = figures.latencies.sorted()
     func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
     let total = figures.writes + figures.reads + figures.refused
-    var line = String(format: "%-10@ %8.0f transactions/s (%d writes, %d answered, %d reads) p50 %.2f ms p99 %.2f ms",
+    var line = String(format: "%-48@ %8.0f transactions/s (%d writes, %d answered, %d reads) p50 %.2f ms p99 %.2f ms",
                       name as NSString, Double(total) / wall, figures.writes, figures.refused, figures.reads, percentile(0.5), percentile(0.99))
     if let postgres = database as? PostgresDatabase {
         line += ", serialization retries \(postgres.retries), given up after \(PostgresDatabase.maximumAttempts) tries: \(figures.gaveUp)"
@@ -115,6 +116,9 @@ defer { try? FileManager.default.removeItem(at: folder) }
 try await run("SQLite", try SQLiteDatabase(path: folder.appendingPathComponent("bench.sqlite").path))
 let cluster = try await PrivatePostgres()
 defer { cluster.stop() }
-for pool in [4, 8, 16] {
-    try await run("PG pool \(pool)", try await PostgresDatabase(url: try await cluster.createDatabase(), poolSize: pool))
+for isolation in [PostgresDatabase.WriteIsolation.serializable, .readCommittedWithLocks] {
+    for pool in [4, 8, 16] {
+        try await run("PostgreSQL, \(isolation), pool \(pool)",
+                      try await PostgresDatabase(url: try await cluster.createDatabase(), poolSize: pool, isolation: isolation))
+    }
 }

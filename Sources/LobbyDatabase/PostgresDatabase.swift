@@ -25,6 +25,16 @@ public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect.postgres
     /// How many connections (and threads) serve transactions.
     public let poolSize: Int
+    /// How write transactions keep the rules (see the type's comment).
+    public let isolation: WriteIsolation
+
+    public enum WriteIsolation: String, Sendable {
+        /// SERIALIZABLE, retried on conflict: no rule needs anything of its own.
+        case serializable
+        /// READ COMMITTED, with each rule taking ``SQLSession/lock(_:ids:)`` on the rows it
+        /// checks before checking them; conflicts wait instead of failing.
+        case readCommittedWithLocks
+    }
     let configuration: PostgresConnection.Configuration
     let logger: Logger
     private let queue: JobQueue
@@ -38,12 +48,13 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or with
     /// `?host=/run/postgresql` for a socket) and checks the connection works.
-    public init(url: String, poolSize: Int = 8, connectTimeout: Duration = .seconds(10),
+    public init(url: String, poolSize: Int = 8, isolation: WriteIsolation = .serializable, connectTimeout: Duration = .seconds(10),
                 logger: Logger = Logger(label: "nearplay.lobby.postgres")) async throws {
         var configuration = try Self.configuration(from: url)
         configuration.options.connectTimeout = .seconds(Int64(connectTimeout.components.seconds))
         self.configuration = configuration
         self.poolSize = max(1, poolSize)
+        self.isolation = isolation
         self.logger = logger
         let queue = JobQueue()
         self.queue = queue
@@ -60,7 +71,8 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
         try await run { [self] connection in
-            try connection.transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", attempts: Self.maximumAttempts,
+            try connection.transaction(begin: isolation == .serializable ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL READ COMMITTED",
+                                       attempts: Self.maximumAttempts,
                                        onRetry: { retryCount.add(1, ordering: .relaxed) }, body)
         }
     }

@@ -149,6 +149,37 @@ let counterSchema = SQLMigration(
         try await database.close()
     }
 
+    /// The other way to keep the rule on PostgreSQL: READ COMMITTED, the writers locking the row
+    /// the limit belongs to before counting. Conflicts wait; nothing is retried.
+    @Test func aLimitHoldsWithRowLocksAtReadCommitted() async throws {
+        struct Full: Error {}
+        let database = try await PostgresDatabase(url: try await PrivatePostgres.shared().createDatabase(), isolation: .readCommittedWithLocks)
+        try await database.migrate([counterSchema])
+        try await database.write { db in try db.execute("INSERT INTO counter (id, name, value) VALUES (1, 'limit', 10)") }
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for player in 0..<30 {
+                group.addTask {
+                    do {
+                        try await database.write { db in
+                            try db.lock("counter", ids: [1])
+                            let taken = try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM slot") ?? 0
+                            let limit = try db.fetchValue(Int64.self, "SELECT value FROM counter WHERE id = 1") ?? 0
+                            guard taken < limit else { throw Full() }
+                            try db.execute("INSERT INTO slot (owner) VALUES (?)", "player \(player)")
+                        }
+                        return true
+                    } catch is Full {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 10)
+        #expect(database.retries == 0)
+        try await database.close()
+    }
+
     @Test(arguments: Engine.allCases)
     func migrationsApplyOnceInOrder(engine: Engine) async throws {
         let database = try await engine.open()
