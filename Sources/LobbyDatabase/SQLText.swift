@@ -2,19 +2,30 @@
 /// quoted strings, quoted identifiers and comments are passed over.
 public enum SQLText {
     /// `sql` with each `?` outside quotes and comments numbered for PostgreSQL (`$1`, `$2`, …), and
-    /// how many there were.
+    /// the highest number. SQLite's numbered form `?NNN` (the same argument used twice) becomes
+    /// `$NNN`, and a bare `?` after it takes the next number, as SQLite counts them.
     public static func numberingPlaceholders(_ sql: String) -> (sql: String, count: Int) {
         var output = ""
         output.reserveCapacity(sql.utf8.count + 8)
         var count = 0
         scan(sql) { piece, isCode in
             guard isCode else { output += piece; return }
-            for character in piece {
-                if character == "?" {
+            var index = piece.startIndex
+            while index < piece.endIndex {
+                let character = piece[index]
+                index = piece.index(after: index)
+                guard character == "?" else {
+                    output.append(character)
+                    continue
+                }
+                let digits = piece[index...].prefix(while: { $0.isASCII && $0.isNumber })
+                if let number = Int(digits), number > 0 {
+                    count = max(count, number)
+                    output += "$\(number)"
+                    index = digits.endIndex
+                } else {
                     count += 1
                     output += "$\(count)"
-                } else {
-                    output.append(character)
                 }
             }
         }

@@ -230,6 +230,23 @@ let counterSchema = SQLMigration(
         #expect(sql == "SELECT '?', \"a?\" FROM t -- why?\nWHERE a = $1 AND b = $2 /* ? */")
         #expect(count == 2)
         #expect(SQLText.numberingPlaceholders("SELECT 'it''s ?', ?").sql == "SELECT 'it''s ?', $1")
+        // SQLite's numbered form: the same argument twice, and a bare one after takes the next.
+        let numbered = SQLText.numberingPlaceholders("UPDATE t SET a = ?1, b = ?2 WHERE c = ?1 AND d = ?")
+        #expect(numbered.sql == "UPDATE t SET a = $1, b = $2 WHERE c = $1 AND d = $3")
+        #expect(numbered.count == 3)
+    }
+
+    /// The numbered form means the same on both engines.
+    @Test(arguments: Engine.allCases)
+    func numberedArgumentsAreReused(engine: Engine) async throws {
+        let database = try await engine.open()
+        try await database.migrate([counterSchema])
+        let value = try await database.write { db in
+            try db.execute("INSERT INTO counter (name, value, weight) VALUES (?1, ?2, ?2)", "twice", 7)
+            return try db.fetchValue(Double.self, "SELECT weight FROM counter WHERE name = ?1 AND value = ?2", "twice", 7)
+        }
+        #expect(value == 7)
+        try await database.close()
     }
 
     @Test func scriptsSplitAtSemicolonsOutsideQuotes() {
