@@ -58,9 +58,9 @@ extension LobbyStore {
         var measures = try measures(db, player: player)
         if measures[AchievementCatalog.podium.id] == 0 {
             for board in boards {
-                guard let points = try board.points(db, of: player),
-                      try board.isAmongFirst(db, places: 3, points: points),
-                      try board.hasAtLeast(db, Self.podiumMinimumPlayers)
+                guard let points = try board.points(db.sql, of: player),
+                      try board.isAmongFirst(db.sql, places: 3, points: points),
+                      try board.hasAtLeast(db.sql, Self.podiumMinimumPlayers)
                 else { continue }
                 measures[AchievementCatalog.podium.id] = 1
                 break

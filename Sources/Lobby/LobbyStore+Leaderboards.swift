@@ -54,7 +54,7 @@ extension LobbyStore {
     /// Adds a verified tournament score to the board of the tournament's location.
     func addLocationPoints(_ db: Database, tournament: Int64, player: Int64, points: Int) throws {
         guard let location = try Int64.fetchOne(db.cached("SELECT locationId FROM tournament WHERE id = ?"), arguments: [tournament]) else { return }
-        try Self.locationBoard(location).add(db, player: player, points: points)
+        try Self.locationBoard(location).add(db.sql, player: player, points: points)
     }
 
     /// Most entries one page holds.
@@ -130,10 +130,10 @@ extension LobbyStore {
         _ db: Database, _ source: some RankedSource, viewer: Int64, name: String, offset: Int, limit: Int,
         movement: (Int, Int) -> String? = { _, _ in nil }, decorate: (inout Leaderboard) -> Void = { _ in }
     ) throws -> Leaderboard {
-        let participants = try source.participants(db)
-        let places = try Ranking.page(db, source, offset: offset, limit: limit)
-        let me = try Ranking.place(db, source, of: viewer)
-        let ahead = try me.flatMap { try Ranking.ahead(db, source, of: $0.points) }
+        let participants = try source.participants(db.sql)
+        let places = try Ranking.page(db.sql, source, offset: offset, limit: limit)
+        let me = try Ranking.place(db.sql, source, of: viewer)
+        let ahead = try me.flatMap { try Ranking.ahead(db.sql, source, of: $0.points) }
         let names = try names(db, places.map(\.player) + [me?.player, ahead?.player].compactMap { $0 })
         func entry(_ place: Ranking.Place) -> Leaderboard.Entry {
             .init(rank: place.rank, username: names[place.player] ?? "", points: place.points,

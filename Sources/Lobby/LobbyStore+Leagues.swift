@@ -30,8 +30,8 @@ extension LobbyStore {
         let (lastWeek, tier, group, points) = (try last.get(0, as: Int.self), try last.get(1, as: Int.self),
                                                try last.get(2, as: Int.self), try last.get(3, as: Int.self))
         let source = Self.leagueGroup(week: lastWeek, tier: tier, group: group)
-        let size = try source.participants(db.grdb)
-        let rank = 1 + (try source.playersAbove(db.grdb, points: points))
+        let size = try source.participants(db)
+        let rank = 1 + (try source.playersAbove(db, points: points))
         return LeagueRule.nextTier(tier: tier, rank: rank, groupSize: size, weeksMissed: (week - lastWeek) / 7 - 1)
     }
 

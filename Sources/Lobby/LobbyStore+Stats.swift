@@ -102,7 +102,7 @@ extension LobbyStore {
             }
             var placed: [TalliedBoard] = []
             for board in [TalliedBoard.day(day), .week(ofDay: day), .month(ofDay: day), .allTime] {
-                try board.add(db, player: player, points: points)
+                try board.add(db.sql, player: player, points: points)
                 placed.append(board)
             }
             try addLeaguePoints(db.sql, player: player, week: LocalCalendar.week(ofDay: day), points: points)
@@ -125,7 +125,7 @@ extension LobbyStore {
     func forgetStanding(_ db: Database, playerId: Int64) throws {
         let rows = try Row.fetchAll(db.cached("SELECT board, period, points FROM boardPoints WHERE playerId = ?"), arguments: [playerId])
         for row in rows {
-            try TalliedBoard(board: row[0], period: row[1]).remove(db, player: playerId, points: row[2])
+            try TalliedBoard(board: row[0], period: row[1]).remove(db.sql, player: playerId, points: row[2])
         }
         try db.execute(sql: """
             DELETE FROM league WHERE playerId = :id;
