@@ -55,7 +55,7 @@ extension LobbyStore {
                 participants: 0, offset: offset, limit: limit, entries: [], me: nil, ahead: nil)
         }
         let source = Self.leagueGroup(week: week, tier: tier, group: group)
-        return try leaderboard(db, source, viewer: viewer, name: "league", offset: offset, limit: limit,
+        return try leaderboard(db.sql, source, viewer: viewer, name: "league", offset: offset, limit: limit,
             movement: { rank, size in
                 let zone = LeagueRule.zone(rank: rank, groupSize: size)
                 // Nobody goes above the top tier or below the first.
