@@ -79,7 +79,7 @@ extension LobbyStore {
         }
         return try await read { db, now in
             _ = try self.livePlayer(db, id: viewer)
-            let calendar = try self.calendar(db, playerId: viewer)
+            let calendar = try self.calendar(db.sql, playerId: viewer)
             let day = chosenDay ?? calendar.day(of: now)
             switch kind {
             case .league:

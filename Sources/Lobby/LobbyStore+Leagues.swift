@@ -46,7 +46,7 @@ extension LobbyStore {
         let group = try row?.get(1, as: Int?.self) ?? nil
         let window = Leaderboard.Window(
             start: LocalCalendar.text(ofDay: week), end: LocalCalendar.text(ofDay: week + 6),
-            timeZone: try calendar(db, playerId: viewer).name)
+            timeZone: try calendar(db.sql, playerId: viewer).name)
         let name = LeagueRule.tierNames[tier - 1]
         guard let group else {
             return Leaderboard(
