@@ -241,7 +241,7 @@ extension LobbyStore {
                 DELETE FROM invitationKey WHERE inviterId = :id;
                 DELETE FROM encounterReport WHERE reporterId = :id;
                 """, arguments: ["id": playerId])
-            try self.forgetStanding(db, playerId: playerId)
+            try self.forgetStanding(db.sql, playerId: playerId)
             try self.withdraw(&context, playerId: playerId)
         }
         sessions.forget(player: playerId)

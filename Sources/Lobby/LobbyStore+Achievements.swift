@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// A board must have at least this many players for a top-3 place on it to count.
@@ -9,10 +10,11 @@ extension LobbyStore {
     public func achievements(_ playerId: Int64) async throws -> [AchievementProgress] {
         try await read { db, _ in
             _ = try self.livePlayer(db, id: playerId)
-            let measures = try self.measures(db, player: playerId)
+            let measures = try self.measures(db.sql, player: playerId)
             var granted: [String: [Int: Date]] = [:]
-            for row in try Row.fetchAll(db.cached("SELECT kind, tier, grantedAt FROM achievement WHERE playerId = ?"), arguments: [playerId]) {
-                granted[row[0], default: [:]][row[1]] = Date(timeIntervalSince1970: row[2])
+            for row in try db.sql.fetchAll("SELECT kind, tier, grantedAt FROM achievement WHERE playerId = ?", playerId) {
+                let (kind, tier) = (try row.get(0, as: String.self), try row.get(1, as: Int.self))
+                granted[kind, default: [:]][tier] = try row.requiredDate(atIndex: 2, "grantedAt")
             }
             return AchievementCatalog.all.map { kind in
                 AchievementProgress(
@@ -27,24 +29,24 @@ extension LobbyStore {
 
     /// What each achievement counts for the player now. `podium` is 1 once it has been granted:
     /// a top-3 place is checked when it happens, not kept as a count.
-    func measures(_ db: Database, player: Int64) throws -> [String: Int] {
+    func measures(_ db: any SQLSession, player: Int64) throws -> [String: Int] {
         var measures: [String: Int] = [:]
-        if let totals = try Row.fetchOne(db.cached("""
+        if let totals = try db.fetchOne("""
             SELECT games, wins, bestDayGames, tournamentsWon FROM playerTotals WHERE playerId = ?
-            """), arguments: [player]) {
-            measures[AchievementCatalog.games.id] = totals[0]
-            measures[AchievementCatalog.firstWin.id] = totals[1]
-            measures[AchievementCatalog.busyDay.id] = totals[2]
-            measures[AchievementCatalog.tournamentWin.id] = totals[3]
+            """, player) {
+            measures[AchievementCatalog.games.id] = try totals.get(0, as: Int.self)
+            measures[AchievementCatalog.firstWin.id] = try totals.get(1, as: Int.self)
+            measures[AchievementCatalog.busyDay.id] = try totals.get(2, as: Int.self)
+            measures[AchievementCatalog.tournamentWin.id] = try totals.get(3, as: Int.self)
         }
-        for row in try Row.fetchAll(db.cached("SELECT minigame, wins FROM minigameWins WHERE playerId = ?"), arguments: [player]) {
-            measures[AchievementCatalog.wins(row[0]).id] = row[1]
+        for row in try db.fetchAll("SELECT minigame, wins FROM minigameWins WHERE playerId = ?", player) {
+            measures[AchievementCatalog.wins(try row.get(0, as: String.self)).id] = try row.get(1, as: Int.self)
         }
         measures[AchievementCatalog.collector.id] =
-            try Int.fetchOne(db.cached("SELECT unlocked FROM unlockCount WHERE playerId = ?"), arguments: [player]) ?? 0
-        measures[AchievementCatalog.podium.id] = try Int.fetchOne(db.cached("""
+            try db.fetchValue(Int.self, "SELECT unlocked FROM unlockCount WHERE playerId = ?", player) ?? 0
+        measures[AchievementCatalog.podium.id] = try db.fetchValue(Int.self, """
             SELECT COUNT(*) FROM achievement WHERE playerId = ? AND kind = ?
-            """), arguments: [player, AchievementCatalog.podium.id]) ?? 0
+            """, player, AchievementCatalog.podium.id) ?? 0
         return measures
     }
 
@@ -54,7 +56,7 @@ extension LobbyStore {
     /// counts for `podium`. A tier is granted once: the primary key refuses a second row, so a
     /// retried or raced request cannot grant it twice.
     func grantAchievements(_ context: inout WriteContext, player: Int64, boards: [TalliedBoard], gameId: Int64?, round: Int?) throws {
-        let db = context.db
+        let db = context.db.sql
         var measures = try measures(db, player: player)
         if measures[AchievementCatalog.podium.id] == 0 {
             for board in boards {
@@ -75,35 +77,35 @@ extension LobbyStore {
     }
 
     private func grant(_ context: inout WriteContext, player: Int64, kind: AchievementKind, tier: Int, gameId: Int64?, round: Int?) throws {
-        try context.db.cached("""
+        let inserted = try context.db.sql.execute("""
             INSERT INTO achievement (playerId, kind, tier, grantedAt, gameId, round) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
-            """).execute(arguments: [player, kind.id, tier, context.now.unixTime, gameId, round])
-        guard context.db.changesCount > 0 else { return }
+            """, player, kind.id, tier, context.now.unixTime, gameId, round)
+        guard inserted > 0 else { return }
         try context.record(.achievementUnlocked, for: player, EventData(achievement: kind.id, tier: tier, title: kind.title(tier: tier)))
     }
 
     /// Counts a tournament win for the player and grants what it earns (`tournamentWin`), in the
     /// transaction that closes the tournament. Call it once per tournament won.
     func recordTournamentWin(_ context: inout WriteContext, player: Int64) throws {
-        try context.db.cached("""
+        try context.db.sql.execute("""
             INSERT INTO playerTotals (playerId, tournamentsWon) VALUES (?, 1)
-            ON CONFLICT (playerId) DO UPDATE SET tournamentsWon = tournamentsWon + 1
-            """).execute(arguments: [player])
+            ON CONFLICT (playerId) DO UPDATE SET tournamentsWon = playerTotals.tournamentsWon + 1
+            """, player)
         try grantAchievements(&context, player: player, boards: [], gameId: nil, round: nil)
     }
 
     /// The tiers a score submission granted its submitter: those the transaction that recorded
     /// `round` of `gameId` granted at `at`. A repeated submission answers with the same ones.
-    func grants(_ db: Database, player: Int64, gameId: Int64, round: Int, at: Date) throws -> [AchievementGrant] {
-        try Row.fetchAll(db.cached("""
+    func grants(_ db: any SQLSession, player: Int64, gameId: Int64, round: Int, at: Date) throws -> [AchievementGrant] {
+        try db.fetchAll("""
             SELECT kind, tier, grantedAt FROM achievement WHERE gameId = ? AND playerId = ? AND round = ? AND grantedAt = ?
             ORDER BY kind, tier
-            """), arguments: [gameId, player, round, at.unixTime]).compactMap { row in
-            let (id, tier): (String, Int) = (row[0], row[1])
+            """, gameId, player, round, at.unixTime).compactMap { row in
+            let (id, tier) = (try row.get(0, as: String.self), try row.get(1, as: Int.self))
             guard let kind = AchievementCatalog.kind(id: id) else { return nil }
             return AchievementGrant(achievement: id, tier: tier, title: kind.title(tier: tier), threshold: kind.thresholds[tier - 1],
-                                    grantedAt: Date(timeIntervalSince1970: row[2]))
+                                    grantedAt: try row.requiredDate(atIndex: 2, "grantedAt"))
         }
     }
 }

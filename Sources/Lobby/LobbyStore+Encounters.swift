@@ -186,7 +186,7 @@ extension LobbyStore {
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func stats(viewer: Int64, username: String) async throws -> PlayerStats {
         try await read { db, now in
-            try self.statistics(db, playerId: self.statisticsTarget(db, viewer: viewer, username: username, now: now).id!, now: now)
+            try self.statistics(db, playerId: self.statisticsTarget(db.sql, viewer: viewer, username: username, now: now).id!, now: now)
         }
     }
 

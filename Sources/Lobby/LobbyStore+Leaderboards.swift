@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// The boards a caller can ask for. Day, week and month are windows in the caller's zone (its
 /// current one, or the one holding `date`); each player's points count in the window of its own
@@ -52,8 +53,8 @@ extension LobbyStore {
     static func locationBoard(_ id: Int64) -> TalliedBoard { TalliedBoard(board: "location:\(id)", period: 0) }
 
     /// Adds a verified tournament score to the board of the tournament's location.
-    func addLocationPoints(_ db: Database, tournament: Int64, player: Int64, points: Int) throws {
-        guard let location = try Int64.fetchOne(db.cached("SELECT locationId FROM tournament WHERE id = ?"), arguments: [tournament]) else { return }
+    func addLocationPoints(_ db: any SQLSession, tournament: Int64, player: Int64, points: Int) throws {
+        guard let location = try db.fetchValue(Int64.self, "SELECT locationId FROM tournament WHERE id = ?", tournament) else { return }
         try Self.locationBoard(location).add(db, player: player, points: points)
     }
 
@@ -78,30 +79,30 @@ extension LobbyStore {
         }
         return try await read { db, now in
             _ = try self.livePlayer(db, id: viewer)
-            let calendar = try self.calendar(db, playerId: viewer)
+            let calendar = try self.calendar(db.sql, playerId: viewer)
             let day = chosenDay ?? calendar.day(of: now)
             switch kind {
             case .league:
                 return try self.leagueBoard(db, viewer: viewer, week: LocalCalendar.week(ofDay: day), offset: offset, limit: limit)
             case .location(let id):
-                guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [id]) == true else {
+                guard try db.sql.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)", id) == true else {
                     throw LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
                 }
-                return try self.leaderboard(db, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
+                return try self.leaderboard(db.sql, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
             case .tournament(let id):
-                guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)"), arguments: [id]) == true else {
+                guard try db.sql.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)", id) == true else {
                     throw LobbyError(.notFound, "tournamentNotFound", "There is no tournament \(id).")
                 }
                 let entries = TableRanking(
                     table: "tournamentEntry",
                     filter: "tournamentId = ? AND roundsPlayed > 0 AND playerId IN (SELECT id FROM player WHERE deletedAt IS NULL)",
                     arguments: [id], pointsColumn: "total")
-                return try self.leaderboard(db, entries, viewer: viewer, name: kind.name, offset: offset, limit: limit)
+                return try self.leaderboard(db.sql, entries, viewer: viewer, name: kind.name, offset: offset, limit: limit)
             case .day, .week, .month, .allTime:
                 break
             }
             let (board, window) = Self.tallied(kind, day: day, zone: calendar.name)
-            return try self.leaderboard(db, board, viewer: viewer, name: kind.name, offset: offset, limit: limit,
+            return try self.leaderboard(db.sql, board, viewer: viewer, name: kind.name, offset: offset, limit: limit,
                                         decorate: { $0.window = window })
         }
     }
@@ -127,14 +128,14 @@ extension LobbyStore {
 
     /// Any ranked source as a board page for `viewer`; `decorate` adds what is particular to it.
     func leaderboard(
-        _ db: Database, _ source: some RankedSource, viewer: Int64, name: String, offset: Int, limit: Int,
+        _ db: any SQLSession, _ source: some RankedSource, viewer: Int64, name: String, offset: Int, limit: Int,
         movement: (Int, Int) -> String? = { _, _ in nil }, decorate: (inout Leaderboard) -> Void = { _ in }
     ) throws -> Leaderboard {
         let participants = try source.participants(db)
         let places = try Ranking.page(db, source, offset: offset, limit: limit)
         let me = try Ranking.place(db, source, of: viewer)
         let ahead = try me.flatMap { try Ranking.ahead(db, source, of: $0.points) }
-        let names = try names(db, places.map(\.player) + [me?.player, ahead?.player].compactMap { $0 })
+        let names = try names(db.grdb, places.map(\.player) + [me?.player, ahead?.player].compactMap { $0 })
         func entry(_ place: Ranking.Place) -> Leaderboard.Entry {
             .init(rank: place.rank, username: names[place.player] ?? "", points: place.points,
                   movement: movement(place.rank, participants))

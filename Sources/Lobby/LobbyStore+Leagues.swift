@@ -30,8 +30,8 @@ extension LobbyStore {
         let (lastWeek, tier, group, points) = (try last.get(0, as: Int.self), try last.get(1, as: Int.self),
                                                try last.get(2, as: Int.self), try last.get(3, as: Int.self))
         let source = Self.leagueGroup(week: lastWeek, tier: tier, group: group)
-        let size = try source.participants(db.grdb)
-        let rank = 1 + (try source.playersAbove(db.grdb, points: points))
+        let size = try source.participants(db)
+        let rank = 1 + (try source.playersAbove(db, points: points))
         return LeagueRule.nextTier(tier: tier, rank: rank, groupSize: size, weeksMissed: (week - lastWeek) / 7 - 1)
     }
 
@@ -46,7 +46,7 @@ extension LobbyStore {
         let group = try row?.get(1, as: Int?.self) ?? nil
         let window = Leaderboard.Window(
             start: LocalCalendar.text(ofDay: week), end: LocalCalendar.text(ofDay: week + 6),
-            timeZone: try calendar(db, playerId: viewer).name)
+            timeZone: try calendar(db.sql, playerId: viewer).name)
         let name = LeagueRule.tierNames[tier - 1]
         guard let group else {
             return Leaderboard(
@@ -55,7 +55,7 @@ extension LobbyStore {
                 participants: 0, offset: offset, limit: limit, entries: [], me: nil, ahead: nil)
         }
         let source = Self.leagueGroup(week: week, tier: tier, group: group)
-        return try leaderboard(db, source, viewer: viewer, name: "league", offset: offset, limit: limit,
+        return try leaderboard(db.sql, source, viewer: viewer, name: "league", offset: offset, limit: limit,
             movement: { rank, size in
                 let zone = LeagueRule.zone(rank: rank, groupSize: size)
                 // Nobody goes above the top tier or below the first.

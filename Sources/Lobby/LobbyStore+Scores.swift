@@ -43,7 +43,7 @@ extension LobbyStore {
                                     unfingerprinted: verified.unfingerprinted)
             try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
             var game = try self.gameView(db, gameId: id)
-            game.achievements = try self.grants(db, player: playerId, gameId: id, round: n, at: context.now)
+            game.achievements = try self.grants(db.sql, player: playerId, gameId: id, round: n, at: context.now)
             return ScoreReceipt(game: game, created: true)
         }
     }
@@ -79,7 +79,7 @@ extension LobbyStore {
                     "You already submitted a score for round \(n) of game \(id); a round is played once.")
             }
             var game = try gameView(db, gameId: id)
-            game.achievements = try grants(db, player: playerId, gameId: id, round: n, at: existing.submittedAt)
+            game.achievements = try grants(db.sql, player: playerId, gameId: id, round: n, at: existing.submittedAt)
             return .repeated(ScoreReceipt(game: game, created: false))
         }
         guard game.state == .open else {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// How many local days the statistics chart covers, today included.
@@ -22,13 +23,13 @@ extension LobbyStore {
         }
         return try await write { context in
             _ = try self.livePlayer(context.db, id: playerId)
-            var settings = try self.settings(context.db, playerId: playerId)
+            var settings = try self.settings(context.db.sql, playerId: playerId)
             if let zone { settings.timeZone = zone.isEmpty ? nil : zone }
             if let country { settings.country = country.isEmpty ? nil : country }
-            try context.db.execute(sql: """
+            try context.db.sql.execute("""
                 INSERT INTO playerSettings (playerId, timeZone, country) VALUES (?, ?, ?)
                 ON CONFLICT (playerId) DO UPDATE SET timeZone = excluded.timeZone, country = excluded.country
-                """, arguments: [playerId, settings.timeZone, settings.country])
+                """, playerId, settings.timeZone, settings.country)
             return settings
         }
     }
@@ -37,20 +38,20 @@ extension LobbyStore {
     public func settings(_ playerId: Int64) async throws -> PlayerSettings {
         try await read { db, _ in
             _ = try self.livePlayer(db, id: playerId)
-            return try self.settings(db, playerId: playerId)
+            return try self.settings(db.sql, playerId: playerId)
         }
     }
 
-    func settings(_ db: Database, playerId: Int64) throws -> PlayerSettings {
-        guard let row = try Row.fetchOne(db.cached("SELECT timeZone, country FROM playerSettings WHERE playerId = ?"), arguments: [playerId]) else {
+    func settings(_ db: any SQLSession, playerId: Int64) throws -> PlayerSettings {
+        guard let row = try db.fetchOne("SELECT timeZone, country FROM playerSettings WHERE playerId = ?", playerId) else {
             return PlayerSettings()
         }
-        return PlayerSettings(timeZone: row[0], country: row[1])
+        return PlayerSettings(timeZone: try row.get(0, as: String?.self), country: try row.get(1, as: String?.self))
     }
 
     /// The calendar of the player's zone (UTC when it set none, or one the system no longer knows).
-    func calendar(_ db: Database, playerId: Int64) throws -> LocalCalendar {
-        let zone = try String.fetchOne(db.cached("SELECT timeZone FROM playerSettings WHERE playerId = ?"), arguments: [playerId])
+    func calendar(_ db: any SQLSession, playerId: Int64) throws -> LocalCalendar {
+        let zone = try db.fetchValue(String.self, "SELECT timeZone FROM playerSettings WHERE playerId = ?", playerId)
         return zone.flatMap(LocalCalendar.named) ?? .utc
     }
 
@@ -63,11 +64,11 @@ extension LobbyStore {
         _ context: inout WriteContext, gameId: Int64, participants: [Int64], rounds: [RoundRecord],
         roundScores: [[Int64: Int]], winner: Int64?, round finishingRound: Int?
     ) throws {
-        let db = context.db
+        let db = context.db.sql
         let now = context.now
         try recordMinigameRecords(db, gameId: gameId, rounds: rounds, roundScores: roundScores, at: now)
         for player in participants {
-            guard let record = try Query.player(db, id: player), record.deletedAt == nil else { continue }
+            guard let record = try Query.player(db.grdb, id: player), record.deletedAt == nil else { continue }
             let outcome = GameOutcome(player: player, winner: winner)
             var roundsWon = 0
             var minigameWins: [String: Int] = [:]
@@ -76,128 +77,131 @@ extension LobbyStore {
                 minigameWins[round.minigame, default: 0] += 1
             }
             let points = PointsRule.points(roundsWon: roundsWon, outcome: outcome)
-            try db.cached("""
+            let inserted = try db.execute("""
                 INSERT INTO result (playerId, gameId, at, outcome, roundsWon, points) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
-                """).execute(arguments: [player, gameId, now.unixTime, outcome.rawValue, roundsWon, points])
-            guard db.changesCount > 0 else { continue }
+                """, player, gameId, now.unixTime, outcome.rawValue, roundsWon, points)
+            guard inserted > 0 else { continue }
             let calendar = try calendar(db, playerId: player)
             let day = calendar.day(of: now)
-            let gamesToday = try Int.fetchOne(db.cached("""
+            let gamesToday = try db.fetchValue(Int.self, """
                 SELECT COUNT(*) FROM result WHERE playerId = ? AND at >= ? AND at < ?
-                """), arguments: [player, calendar.start(ofDay: day).unixTime, calendar.start(ofDay: day + 1).unixTime]) ?? 0
-            try db.cached("""
+                """, player, calendar.start(ofDay: day).unixTime, calendar.start(ofDay: day + 1).unixTime) ?? 0
+            try db.execute("""
                 INSERT INTO playerTotals (playerId, games, wins, losses, draws, roundsWon, points, bestDayGames)
-                VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7)
-                ON CONFLICT (playerId) DO UPDATE SET games = games + 1, wins = wins + ?2, losses = losses + ?3,
-                    draws = draws + ?4, roundsWon = roundsWon + ?5, points = points + ?6, bestDayGames = max(bestDayGames, ?7)
-                """).execute(arguments: [
-                    player, outcome == .win ? 1 : 0, outcome == .loss ? 1 : 0, outcome == .draw ? 1 : 0, roundsWon, points, gamesToday,
-                ])
+                VALUES (?, 1, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (playerId) DO UPDATE SET games = playerTotals.games + 1, wins = playerTotals.wins + excluded.wins,
+                    losses = playerTotals.losses + excluded.losses, draws = playerTotals.draws + excluded.draws,
+                    roundsWon = playerTotals.roundsWon + excluded.roundsWon, points = playerTotals.points + excluded.points,
+                    bestDayGames = CASE WHEN playerTotals.bestDayGames > excluded.bestDayGames
+                                        THEN playerTotals.bestDayGames ELSE excluded.bestDayGames END
+                """, player, outcome == .win ? 1 : 0, outcome == .loss ? 1 : 0, outcome == .draw ? 1 : 0, roundsWon, points, gamesToday)
             for (minigame, wins) in minigameWins {
-                try db.cached("""
-                    INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (playerId, minigame) DO UPDATE SET wins = wins + ?3
-                    """).execute(arguments: [player, minigame, wins])
+                try db.execute("""
+                    INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?, ?, ?)
+                    ON CONFLICT (playerId, minigame) DO UPDATE SET wins = minigameWins.wins + excluded.wins
+                    """, player, minigame, wins)
             }
             var placed: [TalliedBoard] = []
             for board in [TalliedBoard.day(day), .week(ofDay: day), .month(ofDay: day), .allTime] {
                 try board.add(db, player: player, points: points)
                 placed.append(board)
             }
-            try addLeaguePoints(db.sql, player: player, week: LocalCalendar.week(ofDay: day), points: points)
+            try addLeaguePoints(db, player: player, week: LocalCalendar.week(ofDay: day), points: points)
             try grantAchievements(&context, player: player, boards: placed, gameId: gameId, round: finishingRound)
         }
     }
 
     /// Keeps the best single round of each minigame (the first to reach a score keeps it).
-    private func recordMinigameRecords(_ db: Database, gameId: Int64, rounds: [RoundRecord], roundScores: [[Int64: Int]], at now: Date) throws {
+    private func recordMinigameRecords(_ db: any SQLSession, gameId: Int64, rounds: [RoundRecord], roundScores: [[Int64: Int]], at now: Date) throws {
         for (round, scores) in zip(rounds, roundScores) {
             guard let best = scores.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else { continue }
-            try db.cached("""
-                INSERT INTO minigameRecord (minigame, score, playerId, gameId, at) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (minigame) DO UPDATE SET score = ?2, playerId = ?3, gameId = ?4, at = ?5 WHERE ?2 > minigameRecord.score
-                """).execute(arguments: [round.minigame, best.value, best.key, gameId, now.unixTime])
+            try db.execute("""
+                INSERT INTO minigameRecord (minigame, score, playerId, gameId, at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (minigame) DO UPDATE SET score = excluded.score, playerId = excluded.playerId, gameId = excluded.gameId,
+                    at = excluded.at WHERE excluded.score > minigameRecord.score
+                """, round.minigame, best.value, best.key, gameId, now.unixTime)
         }
     }
 
     /// Takes a deleted player off every board and league (its results stay, anonymous).
-    func forgetStanding(_ db: Database, playerId: Int64) throws {
-        let rows = try Row.fetchAll(db.cached("SELECT board, period, points FROM boardPoints WHERE playerId = ?"), arguments: [playerId])
+    func forgetStanding(_ db: any SQLSession, playerId: Int64) throws {
+        let rows = try db.fetchAll("SELECT board, period, points FROM boardPoints WHERE playerId = ?", playerId)
         for row in rows {
-            try TalliedBoard(board: row[0], period: row[1]).remove(db, player: playerId, points: row[2])
+            try TalliedBoard(board: row.get(0, as: String.self), period: row.get(1, as: Int.self))
+                .remove(db, player: playerId, points: row.get(2, as: Int.self))
         }
-        try db.execute(sql: """
-            DELETE FROM league WHERE playerId = :id;
-            DELETE FROM playerSettings WHERE playerId = :id;
-            """, arguments: ["id": playerId])
+        try db.execute("DELETE FROM league WHERE playerId = ?", playerId)
+        try db.execute("DELETE FROM playerSettings WHERE playerId = ?", playerId)
     }
 
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func statistics(viewer: Int64, username: String) async throws -> PlayerStatistics {
         try await read { db, now in
-            try self.statistics(db, self.statisticsTarget(db, viewer: viewer, username: username, now: now), now: now)
+            try self.statistics(db.sql, self.statisticsTarget(db.sql, viewer: viewer, username: username, now: now), now: now)
         }
     }
 
     /// The player whose statistics `viewer` asks for: itself, or one it currently sees or has unlocked.
-    func statisticsTarget(_ db: Database, viewer: Int64, username: String, now: Date) throws -> PlayerRecord {
-        let target = try visiblePlayer(db, viewer: viewer, username: username)
-        guard try canInteract(db, viewer: viewer, with: target.id!, now: now) else {
+    func statisticsTarget(_ db: any SQLSession, viewer: Int64, username: String, now: Date) throws -> PlayerRecord {
+        let target = try visiblePlayer(db.grdb, viewer: viewer, username: username)
+        guard try canInteract(db.grdb, viewer: viewer, with: target.id!, now: now) else {
             throw LobbyError(.forbidden, "notNearby",
                 "You can see the statistics only of players you currently see or have unlocked; \(username) is neither.")
         }
         return target
     }
 
-    func statistics(_ db: Database, _ target: PlayerRecord, now: Date) throws -> PlayerStatistics {
+    func statistics(_ db: any SQLSession, _ target: PlayerRecord, now: Date) throws -> PlayerStatistics {
         let playerId = target.id!
-        let recent = try statistics(db, playerId: playerId, now: now)
+        let recent = try statistics(db.grdb, playerId: playerId, now: now)
         let calendar = try calendar(db, playerId: playerId)
         let today = calendar.day(of: now)
         let first = today - Self.chartDays + 1
         var days = (first...today).map { PlayerStatistics.Day(day: LocalCalendar.text(ofDay: $0), wins: 0, losses: 0, draws: 0) }
-        let results = try Row.fetchCursor(db.cached("""
+        let results = try db.fetchAll("""
             SELECT at, outcome FROM result WHERE playerId = ? AND at >= ? AND at < ?
-            """), arguments: [playerId, calendar.start(ofDay: first).unixTime, calendar.start(ofDay: today + 1).unixTime])
-        while let row = try results.next() {
-            let index = calendar.day(of: Date(timeIntervalSince1970: row[0])) - first
+            """, playerId, calendar.start(ofDay: first).unixTime, calendar.start(ofDay: today + 1).unixTime)
+        for row in results {
+            let index = calendar.day(of: try row.requiredDate(atIndex: 0, "at")) - first
             guard days.indices.contains(index) else { continue }
-            switch GameOutcome(rawValue: row[1]) {
+            switch GameOutcome(rawValue: try row.get(1, as: String.self)) {
             case .win: days[index].wins += 1
             case .loss: days[index].losses += 1
             case .draw: days[index].draws += 1
             case nil: break
             }
         }
-        let totalsRow = try Row.fetchOne(db.cached("""
+        let totalsRow = try db.fetchOne("""
             SELECT games, wins, losses, draws, roundsWon, points FROM playerTotals WHERE playerId = ?
-            """), arguments: [playerId])
+            """, playerId)
         let totals = PlayerStatistics.Totals(
-            games: totalsRow?[0] ?? 0, wins: totalsRow?[1] ?? 0, losses: totalsRow?[2] ?? 0, draws: totalsRow?[3] ?? 0,
-            roundsWon: totalsRow?[4] ?? 0, points: totalsRow?[5] ?? 0)
-        let unlocked = try Int.fetchOne(db.cached("SELECT unlocked FROM unlockCount WHERE playerId = ?"), arguments: [playerId]) ?? 0
-        let tally = try Row.fetchOne(db.cached("""
-            SELECT COALESCE(SUM(CASE WHEN unlocked > ?1 THEN players END), 0), COALESCE(SUM(CASE WHEN unlocked > 0 THEN players END), 0)
+            games: try totalsRow?.get(0, as: Int.self) ?? 0, wins: try totalsRow?.get(1, as: Int.self) ?? 0,
+            losses: try totalsRow?.get(2, as: Int.self) ?? 0, draws: try totalsRow?.get(3, as: Int.self) ?? 0,
+            roundsWon: try totalsRow?.get(4, as: Int.self) ?? 0, points: try totalsRow?.get(5, as: Int.self) ?? 0)
+        let unlocked = try db.fetchValue(Int.self, "SELECT unlocked FROM unlockCount WHERE playerId = ?", playerId) ?? 0
+        let tally = try db.fetchOne("""
+            SELECT COALESCE(SUM(CASE WHEN unlocked > ? THEN players END), 0), COALESCE(SUM(CASE WHEN unlocked > 0 THEN players END), 0)
             FROM unlockTally
-            """), arguments: [unlocked])
-        let records = try Row.fetchAll(db.cached("""
+            """, unlocked)
+        let records = try db.fetchAll("""
             SELECT r.minigame, r.score, r.playerId, r.at, p.username FROM minigameRecord r JOIN player p ON p.id = r.playerId ORDER BY r.minigame
-            """)).map { row in
+            """).map { row in
             PlayerStatistics.Record(
-                minigame: row[0], score: row[1], holder: (row[4] as String?) ?? DeletedPlayer.name(id: row[2]),
-                at: Date(timeIntervalSince1970: row[3]))
+                minigame: try row.get(0, as: String.self), score: try row.get(1, as: Int.self),
+                holder: try row.get(4, as: String?.self) ?? DeletedPlayer.name(id: row.get(2, as: Int64.self)),
+                at: try row.requiredDate(atIndex: 3, "at"))
         }
-        let country = try String.fetchOne(db.cached("""
+        let country = try db.fetchValue(String.self, """
             SELECT s.country FROM unlock u JOIN playerSettings s ON s.playerId = u.unlockedId
             WHERE u.ownerId = ? AND s.country IS NOT NULL GROUP BY s.country ORDER BY COUNT(*) DESC, s.country LIMIT 1
-            """), arguments: [playerId])
+            """, playerId)
         return PlayerStatistics(
             username: target.username ?? "", timeZone: calendar.name, registeredAt: target.createdAt,
             spanDays: recent.spanDays, gamesPlayed: recent.gamesPlayed, gamesWon: recent.gamesWon, gamesLost: recent.gamesLost,
             gamesDrawn: recent.gamesDrawn, roundsWon: recent.roundsWon, bestScore: recent.bestScore,
             totals: totals, days: days,
-            unlocked: .init(count: unlocked, rank: 1 + (tally?[0] ?? 0), rankedPlayers: tally?[1] ?? 0),
+            unlocked: .init(count: unlocked, rank: 1 + (try tally?.get(0, as: Int.self) ?? 0), rankedPlayers: try tally?.get(1, as: Int.self) ?? 0),
             records: records, topOpponentCountry: country)
     }
 }
@@ -207,7 +211,7 @@ extension LobbyStore {
     public func playerWithSettings(_ playerId: Int64) async throws -> Player {
         try await read { db, _ in
             var player = try self.playerView(self.livePlayer(db, id: playerId))
-            let settings = try self.settings(db, playerId: playerId)
+            let settings = try self.settings(db.sql, playerId: playerId)
             player.timeZone = settings.timeZone
             player.country = settings.country
             return player

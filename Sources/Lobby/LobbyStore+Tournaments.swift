@@ -164,7 +164,7 @@ extension LobbyStore {
                 UPDATE tournamentEntry SET total = total + ?, roundsPlayed = roundsPlayed + 1, lastScoredAt = ?
                 WHERE tournamentId = ? AND playerId = ?
                 """).execute(arguments: [verified.score, context.now.unixTime, id, playerId])
-            try self.addLocationPoints(db, tournament: id, player: playerId, points: verified.score)
+            try self.addLocationPoints(db.sql, tournament: id, player: playerId, points: verified.score)
             try self.recordEvidence(&context, player: playerId, minigame: terms.round.minigame, score: verified.score,
                                     unfingerprinted: verified.unfingerprinted)
             return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: true)

@@ -82,8 +82,8 @@ import Testing
         try await lobby.store.database.write { db in
             for (id, value) in rows {
                 // In two steps, so the tally is kept through an update as well as an insert.
-                try board.add(db, player: id, points: value - 1)
-                try board.add(db, player: id, points: 1)
+                try board.add(db.sql, player: id, points: value - 1)
+                try board.add(db.sql, player: id, points: 1)
             }
         }
         return ids

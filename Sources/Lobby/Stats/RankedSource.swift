@@ -1,19 +1,19 @@
-import GRDB
+import LobbyDatabase
 
 /// Something players are ranked on by points: a board's period, a league group, and (as the step
 /// that adds them) a location's or a tournament's totals. ``Ranking`` turns any of them into a
 /// page with standard competition ranks, the caller's place and the player just ahead.
 protocol RankedSource {
     /// Players on it.
-    func participants(_ db: Database) throws -> Int
+    func participants(_ db: any SQLSession) throws -> Int
     /// Players with strictly more than `points`: a rank is this plus one.
-    func playersAbove(_ db: Database, points: Int) throws -> Int
+    func playersAbove(_ db: any SQLSession, points: Int) throws -> Int
     /// The player's points, nil when it is not on it.
-    func points(_ db: Database, of player: Int64) throws -> Int?
+    func points(_ db: any SQLSession, of player: Int64) throws -> Int?
     /// Players in rank order (points down, then id), `limit` of them from `offset`.
-    func page(_ db: Database, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)]
+    func page(_ db: any SQLSession, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)]
     /// The last player in rank order with more than `points`.
-    func justAhead(_ db: Database, points: Int) throws -> (player: Int64, points: Int)?
+    func justAhead(_ db: any SQLSession, points: Int) throws -> (player: Int64, points: Int)?
 }
 
 /// A board kept in `boardPoints` (one row per player and period) with `boardTally` (players per
@@ -30,80 +30,74 @@ struct TalliedBoard: RankedSource, Equatable {
     static let allTime = TalliedBoard(board: "all", period: 0)
 
     /// Adds `points` (more than 0) to the player's points on this board.
-    func add(_ db: Database, player: Int64, points: Int) throws {
+    func add(_ db: any SQLSession, player: Int64, points: Int) throws {
         guard points > 0 else { return }
         let old = try self.points(db, of: player)
         let new = (old ?? 0) + points
         if let old {
-            try db.cached("UPDATE boardPoints SET points = ? WHERE board = ? AND period = ? AND playerId = ?")
-                .execute(arguments: [new, board, period, player])
+            try db.execute("UPDATE boardPoints SET points = ? WHERE board = ? AND period = ? AND playerId = ?", new, board, period, player)
             try untally(db, points: old)
         } else {
-            try db.cached("INSERT INTO boardPoints (board, period, playerId, points) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [board, period, player, new])
+            try db.execute("INSERT INTO boardPoints (board, period, playerId, points) VALUES (?, ?, ?, ?)", board, period, player, new)
         }
-        try db.cached("""
+        try db.execute("""
             INSERT INTO boardTally (board, period, points, players) VALUES (?, ?, ?, 1)
-            ON CONFLICT (board, period, points) DO UPDATE SET players = players + 1
-            """).execute(arguments: [board, period, new])
+            ON CONFLICT (board, period, points) DO UPDATE SET players = boardTally.players + 1
+            """, board, period, new)
     }
 
     /// Takes the player (which has `points` here) off the board.
-    func remove(_ db: Database, player: Int64, points: Int) throws {
-        try db.cached("DELETE FROM boardPoints WHERE board = ? AND period = ? AND playerId = ?").execute(arguments: [board, period, player])
+    func remove(_ db: any SQLSession, player: Int64, points: Int) throws {
+        try db.execute("DELETE FROM boardPoints WHERE board = ? AND period = ? AND playerId = ?", board, period, player)
         try untally(db, points: points)
     }
 
-    private func untally(_ db: Database, points: Int) throws {
-        try db.cached("UPDATE boardTally SET players = players - 1 WHERE board = ? AND period = ? AND points = ?")
-            .execute(arguments: [board, period, points])
-        try db.cached("DELETE FROM boardTally WHERE board = ? AND period = ? AND points = ? AND players = 0")
-            .execute(arguments: [board, period, points])
+    private func untally(_ db: any SQLSession, points: Int) throws {
+        try db.execute("UPDATE boardTally SET players = players - 1 WHERE board = ? AND period = ? AND points = ?", board, period, points)
+        try db.execute("DELETE FROM boardTally WHERE board = ? AND period = ? AND points = ? AND players = 0", board, period, points)
     }
 
-    func participants(_ db: Database) throws -> Int {
-        try Int.fetchOne(db.cached("SELECT COALESCE(SUM(players), 0) FROM boardTally WHERE board = ? AND period = ?"),
-                         arguments: [board, period]) ?? 0
+    func participants(_ db: any SQLSession) throws -> Int {
+        try db.fetchValue(Int.self, "SELECT COALESCE(SUM(players), 0) FROM boardTally WHERE board = ? AND period = ?", board, period) ?? 0
     }
 
-    func playersAbove(_ db: Database, points: Int) throws -> Int {
-        try Int.fetchOne(db.cached("SELECT COALESCE(SUM(players), 0) FROM boardTally WHERE board = ? AND period = ? AND points > ?"),
-                         arguments: [board, period, points]) ?? 0
+    func playersAbove(_ db: any SQLSession, points: Int) throws -> Int {
+        try db.fetchValue(Int.self, "SELECT COALESCE(SUM(players), 0) FROM boardTally WHERE board = ? AND period = ? AND points > ?",
+                          board, period, points) ?? 0
     }
 
     /// Whether the player with `points` is among the first `places` ranks, reading at most that many tally rows.
-    func isAmongFirst(_ db: Database, places: Int, points: Int) throws -> Bool {
-        let above = try Int.fetchOne(db.cached("""
+    func isAmongFirst(_ db: any SQLSession, places: Int, points: Int) throws -> Bool {
+        let above = try db.fetchValue(Int.self, """
             SELECT COALESCE(SUM(players), 0) FROM (SELECT players FROM boardTally WHERE board = ? AND period = ? AND points > ?
-            ORDER BY points DESC LIMIT ?)
-            """), arguments: [board, period, points, places]) ?? 0
+            ORDER BY points DESC LIMIT ?) AS firstPlaces
+            """, board, period, points, places) ?? 0
         return above < places
     }
 
     /// Whether at least `count` players are on the board.
-    func hasAtLeast(_ db: Database, _ count: Int) throws -> Bool {
-        try Int.fetchOne(db.cached("""
-            SELECT COUNT(*) FROM (SELECT 1 FROM boardPoints WHERE board = ? AND period = ? LIMIT ?)
-            """), arguments: [board, period, count]) == count
+    func hasAtLeast(_ db: any SQLSession, _ count: Int) throws -> Bool {
+        try db.fetchValue(Int.self, """
+            SELECT COUNT(*) FROM (SELECT 1 FROM boardPoints WHERE board = ? AND period = ? LIMIT ?) AS onBoard
+            """, board, period, count) == count
     }
 
-    func points(_ db: Database, of player: Int64) throws -> Int? {
-        try Int.fetchOne(db.cached("SELECT points FROM boardPoints WHERE board = ? AND period = ? AND playerId = ?"),
-                         arguments: [board, period, player])
+    func points(_ db: any SQLSession, of player: Int64) throws -> Int? {
+        try db.fetchValue(Int.self, "SELECT points FROM boardPoints WHERE board = ? AND period = ? AND playerId = ?", board, period, player)
     }
 
     /// Deep pages seek through the tally to the points value at `offset`, then skip only the
     /// players with that value listed before it.
-    func page(_ db: Database, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)] {
+    func page(_ db: any SQLSession, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)] {
         var ceiling = Int.max
         var skip = offset
         if offset > 0 {
-            let values = try Row.fetchCursor(db.cached("""
+            let values = try db.fetchAll("""
                 SELECT points, players FROM boardTally WHERE board = ? AND period = ? ORDER BY points DESC
-                """), arguments: [board, period])
+                """, board, period)
             var found = false
-            while let row = try values.next() {
-                let (points, players): (Int, Int) = (row[0], row[1])
+            for row in values {
+                let (points, players) = (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
                 if players > skip {
                     ceiling = points
                     found = true
@@ -113,17 +107,17 @@ struct TalliedBoard: RankedSource, Equatable {
             }
             guard found else { return [] }
         }
-        return try Row.fetchAll(db.cached("""
+        return try db.fetchAll("""
             SELECT playerId, points FROM boardPoints WHERE board = ? AND period = ? AND points <= ?
             ORDER BY points DESC, playerId LIMIT ? OFFSET ?
-            """), arguments: [board, period, ceiling, limit, skip]).map { ($0[0], $0[1]) }
+            """, board, period, ceiling, limit, skip).map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Int.self)) }
     }
 
-    func justAhead(_ db: Database, points: Int) throws -> (player: Int64, points: Int)? {
-        try Row.fetchOne(db.cached("""
+    func justAhead(_ db: any SQLSession, points: Int) throws -> (player: Int64, points: Int)? {
+        try db.fetchOne("""
             SELECT playerId, points FROM boardPoints WHERE board = ? AND period = ? AND points > ?
             ORDER BY points, playerId DESC LIMIT 1
-            """), arguments: [board, period, points]).map { ($0[0], $0[1]) }
+            """, board, period, points).map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Int.self)) }
     }
 }
 
@@ -135,36 +129,36 @@ struct TableRanking: RankedSource {
     /// filter's `?` go in `arguments`.
     var table: String
     var filter: String
-    var arguments: StatementArguments
+    var arguments: [any SQLValueConvertible]
     var playerColumn = "playerId"
     var pointsColumn = "points"
 
-    func participants(_ db: Database) throws -> Int {
-        try Int.fetchOne(db.cached("SELECT COUNT(*) FROM \(table) WHERE \(filter)"), arguments: arguments) ?? 0
+    func participants(_ db: any SQLSession) throws -> Int {
+        try db.fetchValue(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(filter)", arguments.map(\.sqlValue)) ?? 0
     }
 
-    func playersAbove(_ db: Database, points: Int) throws -> Int {
-        try Int.fetchOne(db.cached("SELECT COUNT(*) FROM \(table) WHERE \(filter) AND \(pointsColumn) > ?"),
-                         arguments: arguments + [points]) ?? 0
+    func playersAbove(_ db: any SQLSession, points: Int) throws -> Int {
+        try db.fetchValue(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(filter) AND \(pointsColumn) > ?",
+                          (arguments + [points]).map(\.sqlValue)) ?? 0
     }
 
-    func points(_ db: Database, of player: Int64) throws -> Int? {
-        try Int.fetchOne(db.cached("SELECT \(pointsColumn) FROM \(table) WHERE \(filter) AND \(playerColumn) = ?"),
-                         arguments: arguments + [player])
+    func points(_ db: any SQLSession, of player: Int64) throws -> Int? {
+        try db.fetchValue(Int.self, "SELECT \(pointsColumn) FROM \(table) WHERE \(filter) AND \(playerColumn) = ?",
+                          (arguments + [player]).map(\.sqlValue))
     }
 
-    func page(_ db: Database, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)] {
-        try Row.fetchAll(db.cached("""
+    func page(_ db: any SQLSession, offset: Int, limit: Int) throws -> [(player: Int64, points: Int)] {
+        try db.fetchAll("""
             SELECT \(playerColumn), \(pointsColumn) FROM \(table) WHERE \(filter)
             ORDER BY \(pointsColumn) DESC, \(playerColumn) LIMIT ? OFFSET ?
-            """), arguments: arguments + [limit, offset]).map { ($0[0], $0[1]) }
+            """, (arguments + [limit, offset]).map(\.sqlValue)).map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Int.self)) }
     }
 
-    func justAhead(_ db: Database, points: Int) throws -> (player: Int64, points: Int)? {
-        try Row.fetchOne(db.cached("""
+    func justAhead(_ db: any SQLSession, points: Int) throws -> (player: Int64, points: Int)? {
+        try db.fetchOne("""
             SELECT \(playerColumn), \(pointsColumn) FROM \(table) WHERE \(filter) AND \(pointsColumn) > ?
             ORDER BY \(pointsColumn), \(playerColumn) DESC LIMIT 1
-            """), arguments: arguments + [points]).map { ($0[0], $0[1]) }
+            """, (arguments + [points]).map(\.sqlValue)).map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Int.self)) }
     }
 }
 
@@ -178,7 +172,7 @@ enum Ranking {
 
     /// A page of `source` with ranks: the first row's rank is counted, the next ones follow from
     /// their position (a new points value takes rank offset + position + 1; the same value keeps it).
-    static func page(_ db: Database, _ source: some RankedSource, offset: Int, limit: Int) throws -> [Place] {
+    static func page(_ db: any SQLSession, _ source: some RankedSource, offset: Int, limit: Int) throws -> [Place] {
         let rows = try source.page(db, offset: offset, limit: limit)
         var places: [Place] = []
         places.reserveCapacity(rows.count)
@@ -195,13 +189,13 @@ enum Ranking {
     }
 
     /// The player's place, nil when it is not on the source.
-    static func place(_ db: Database, _ source: some RankedSource, of player: Int64) throws -> Place? {
+    static func place(_ db: any SQLSession, _ source: some RankedSource, of player: Int64) throws -> Place? {
         guard let points = try source.points(db, of: player) else { return nil }
         return Place(player: player, points: points, rank: 1 + (try source.playersAbove(db, points: points)))
     }
 
     /// The player just ahead of one with `points`, with its rank.
-    static func ahead(_ db: Database, _ source: some RankedSource, of points: Int) throws -> Place? {
+    static func ahead(_ db: any SQLSession, _ source: some RankedSource, of points: Int) throws -> Place? {
         guard let row = try source.justAhead(db, points: points) else { return nil }
         return Place(player: row.player, points: row.points, rank: 1 + (try source.playersAbove(db, points: row.points)))
     }
