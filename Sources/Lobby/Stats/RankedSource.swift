@@ -92,20 +92,19 @@ struct TalliedBoard: RankedSource, Equatable {
         var ceiling = Int.max
         var skip = offset
         if offset > 0 {
-            let values = try db.fetchAll("""
-                SELECT points, players FROM boardTally WHERE board = ? AND period = ? ORDER BY points DESC
-                """, board, period)
-            var found = false
-            for row in values {
-                let (points, players) = (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
-                if players > skip {
-                    ceiling = points
-                    found = true
-                    break
-                }
-                skip -= players
-            }
-            guard found else { return [] }
+            // The first points value whose players reach past `offset`, found by the database
+            // from a running count (a window function, in SQLite and PostgreSQL alike), so only
+            // that one row comes back.
+            guard let row = try db.fetchOne("""
+                SELECT points, playersBefore FROM (
+                    SELECT points, players, SUM(players) OVER (ORDER BY points DESC) - players AS playersBefore
+                    FROM boardTally WHERE board = ? AND period = ?
+                ) AS running
+                WHERE playersBefore + players > ? ORDER BY points DESC LIMIT 1
+                """, board, period, offset)
+            else { return [] }
+            ceiling = try row.get(0, as: Int.self)
+            skip = offset - (try row.get(1, as: Int.self))
         }
         return try db.fetchAll("""
             SELECT playerId, points FROM boardPoints WHERE board = ? AND period = ? AND points <= ?
