@@ -48,7 +48,7 @@ final class ChildProcess: @unchecked Sendable {
     var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
     /// Waits (at most `timeout` s) until the output holds `text`.
-    func waitFor(_ text: String, timeout: Double = 30) -> Bool {
+    func waitFor(_ text: String, timeout: Double = 120) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return true }

@@ -45,7 +45,8 @@ import Testing
         let gone = ContinuousClock.now
         a.cancel()
         await a.value
-        #expect(await Self.eventually { holders.withLock { $0["b"] == true } })
+        // (b says it holds the lease just before its duty starts.)
+        #expect(await Self.eventually { holders.withLock { $0["b"] == true } && duties.withLock { $0.count } == 2 })
         let handOver = gone.duration(to: .now)
         #expect(handOver < .seconds(5), "hand-over took \(handOver)")
         #expect(duties.withLock { $0 } == ["a", "b"])

@@ -28,7 +28,7 @@ final class ServerProcess: @unchecked Sendable {
         process = try SpawnedProcess(try Self.executable().path,
                                      ["lobby", "serve", "--db", database, "--port", "0", "--bcrypt-cost", "4"] + arguments,
                                      output: .file(output.path), errors: .file(output.path))
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("lobby listening on http://") }),

@@ -128,7 +128,8 @@ import Testing
         let (options, folder) = Self.options()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let probe = ScanProbe(HCIScanner(controller: fake.controller, options: options))
-        #expect(await fake.waitForCommands { $0.contains(.leSetScanEnable) })
+        // Among the first tests of a full run, when the whole suite starts at once: a generous wait.
+        #expect(await fake.waitForCommands(within: .seconds(120)) { $0.contains(.leSetScanEnable) })
         #expect(fake.commands == [
             HCICommand.leReadLocalSupportedFeatures.packet,
             HCICommand.leSetScanParameters(active: false, interval: .milliseconds(100), window: .milliseconds(100)).packet,

@@ -24,7 +24,8 @@ import Testing
         let (options, folder) = Self.options()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let probe = ScanProbe(HCIScanner(controller: .adapter("hci1", kernel: kernel.kernel), options: options))
-        #expect(await fake.waitForCommands { $0.contains(.leSetScanEnable) })
+        // Among the first tests of a full run, when the whole suite starts at once: a generous wait.
+        #expect(await fake.waitForCommands(within: .seconds(120)) { $0.contains(.leSetScanEnable) })
         #expect(kernel.filterLengths == [FakeHCIKernel.filterLength])
         #expect(HCIKernel.filterLength == FakeHCIKernel.filterLength)
         await probe.stop()

@@ -97,8 +97,9 @@ import Testing
         let device = try await bluez.mock.addDevice(Beacons.firstAddress)
         let feeder = Feeder(bluez.mock, device)
         defer { feeder.task.cancel() }
-        // Enough history for a rate: 20 advertisements.
-        #expect(await probe.first(after: 19, within: .seconds(20)) { _ in true } != nil)
+        // Enough history for a rate: 20 advertisements (a generous wait: the mock feeds them slowly
+        // while the whole suite starts).
+        #expect(await probe.first(after: 19, within: .seconds(90)) { _ in true } != nil)
         try await bluez.mock.stall(until: .discovery)
         #expect(await Self.waitFor(within: .seconds(20)) { scanner.recoveries.discoveryRestartCount == 1 }, "the stall was noticed")
         // Only a discovery started again ends this stall.
@@ -120,7 +121,7 @@ import Testing
         let device = try await bluez.mock.addDevice(Beacons.firstAddress)
         let feeder = Feeder(bluez.mock, device)
         defer { feeder.task.cancel() }
-        #expect(await probe.first(after: 19, within: .seconds(20)) { _ in true } != nil)
+        #expect(await probe.first(after: 19, within: .seconds(90)) { _ in true } != nil)
         try await bluez.mock.stall(until: .power)
         #expect(await Self.waitFor(within: .seconds(30)) { scanner.recoveries.powerCycleCount == 1 }, "the power was cycled")
         #expect(await probe.first(after: probe.all.count, within: .seconds(20)) { _ in true } != nil, "advertisements came back")

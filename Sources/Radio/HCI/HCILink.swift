@@ -65,7 +65,9 @@ final class HCILink: @unchecked Sendable {
         self.name = name
         let shared = Shared(State(fd: fd))
         self.shared = shared
-        let queue = DispatchQueue(label: "nearplay.radio.hci.\(name)")
+        // Above default QoS: the controller's answers and events are read here, and a process
+        // whose default-QoS threads are all busy (hashing, say) must still hear its controller.
+        let queue = DispatchQueue(label: "nearplay.radio.hci.\(name)", qos: .userInitiated)
         self.queue = queue
         let (events, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         self.events = events
