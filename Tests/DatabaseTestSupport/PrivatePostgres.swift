@@ -44,7 +44,12 @@ public final class PrivatePostgres: Sendable {
         self.runAs = runAs
         chmod(directory + "/data", 0o700)
 
-        let initdb = try SpawnedProcess(runAs.first ?? binaries + "/initdb", Array(runAs.dropFirst()) + (runAs.isEmpty ? [] : [binaries + "/initdb"]) + [
+        /// `program` of the cluster's binaries, run as the cluster's owner.
+        func command(_ program: String, _ arguments: [String]) throws -> SpawnedProcess {
+            let line = runAs + [binaries + "/" + program] + arguments
+            return try SpawnedProcess(line[0], Array(line.dropFirst()))
+        }
+        let initdb = try command("initdb", [
             "-D", directory + "/data", "-U", user, "--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C",
         ])
         let made = await initdb.finish()
@@ -57,7 +62,7 @@ public final class PrivatePostgres: Sendable {
         var lastError = ""
         for _ in 0..<5 {
             let port = Self.freePort()
-            let server = try SpawnedProcess(runAs.first ?? binaries + "/postgres", Array(runAs.dropFirst()) + (runAs.isEmpty ? [] : [binaries + "/postgres"]) + [
+            let server = try command("postgres", [
                 "-D", directory + "/data", "-p", String(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
                 // A test cluster: nothing here must survive a power loss.
                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",

@@ -120,18 +120,17 @@ let counterSchema = SQLMigration(
         try await database.close()
     }
 
-    /// The rule a lobby keeps under load: 30 players accept at once where 10 places are left, and
-    /// exactly 10 get one, whichever engine holds them.
-    @Test(arguments: Engine.allCases)
-    func aLimitHoldsUnderConcurrentWriters(engine: Engine) async throws {
+    /// 30 writers at once each take a slot while fewer than 10 are taken, running `prepare` first
+    /// in their transaction; answers how many got one.
+    static func thirtyWritersAtALimitOfTen(_ database: any SQLDatabase,
+                                           prepare: @escaping @Sendable (any SQLSession) throws -> Void = { _ in }) async throws -> Int {
         struct Full: Error {}
-        let database = try await engine.open()
-        try await database.migrate([counterSchema])
-        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
             for player in 0..<30 {
                 group.addTask {
                     do {
                         try await database.write { db in
+                            try prepare(db)
                             let taken = try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM slot") ?? 0
                             guard taken < 10 else { throw Full() }
                             try db.execute("INSERT INTO slot (owner) VALUES (?)", "player \(player)")
@@ -142,9 +141,17 @@ let counterSchema = SQLMigration(
                     }
                 }
             }
-            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
-        #expect(outcomes.filter { $0 }.count == 10)
+    }
+
+    /// The rule a lobby keeps under load: 30 players accept at once where 10 places are left, and
+    /// exactly 10 get one, whichever engine holds them.
+    @Test(arguments: Engine.allCases)
+    func aLimitHoldsUnderConcurrentWriters(engine: Engine) async throws {
+        let database = try await engine.open()
+        try await database.migrate([counterSchema])
+        #expect(try await Self.thirtyWritersAtALimitOfTen(database) == 10)
         #expect(try await database.read { db in try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM slot") } == 10)
         try await database.close()
     }
@@ -152,30 +159,10 @@ let counterSchema = SQLMigration(
     /// The other way to keep the rule on PostgreSQL: READ COMMITTED, the writers locking the row
     /// the limit belongs to before counting. Conflicts wait; nothing is retried.
     @Test func aLimitHoldsWithRowLocksAtReadCommitted() async throws {
-        struct Full: Error {}
         let database = try await PostgresDatabase(url: try await PrivatePostgres.shared().createDatabase(), isolation: .readCommittedWithLocks)
         try await database.migrate([counterSchema])
         try await database.write { db in try db.execute("INSERT INTO counter (id, name, value) VALUES (1, 'limit', 10)") }
-        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for player in 0..<30 {
-                group.addTask {
-                    do {
-                        try await database.write { db in
-                            try db.lock("counter", ids: [1])
-                            let taken = try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM slot") ?? 0
-                            let limit = try db.fetchValue(Int64.self, "SELECT value FROM counter WHERE id = 1") ?? 0
-                            guard taken < limit else { throw Full() }
-                            try db.execute("INSERT INTO slot (owner) VALUES (?)", "player \(player)")
-                        }
-                        return true
-                    } catch is Full {
-                        return false
-                    }
-                }
-            }
-            return try await group.reduce(into: [Bool]()) { $0.append($1) }
-        }
-        #expect(outcomes.filter { $0 }.count == 10)
+        #expect(try await Self.thirtyWritersAtALimitOfTen(database) { db in try db.lock("counter", ids: [1]) } == 10)
         #expect(database.retries == 0)
         try await database.close()
     }
