@@ -21,7 +21,7 @@ extension LobbyStore {
         // advertised before identities rotated, kept unique for the migration window.
         let secret = BeaconSecret.random()
         let (player, id) = try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
                 throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
             }
@@ -71,7 +71,7 @@ extension LobbyStore {
 
     /// Checks a username and password and opens a session.
     public func logIn(username: String, password: String) async throws -> SessionToken {
-        let record = try await read { db, _ in
+        let record = try await readGRDB { db, _ in
             try Query.player(db, username: username)
         }
         guard let record, let hash = record.passwordHash else {
@@ -96,7 +96,7 @@ extension LobbyStore {
             var session = SessionRecord(
                 id: nil, playerId: record.id!, tokenHash: Self.tokenHash(token), createdAt: context.now,
                 expiresAt: expiresAt)
-            try session.insert(context.db)
+            try session.insert(context.db.grdb)
             self.noteActive(record.id!)
             return SessionToken(token: token, expiresAt: expiresAt)
         }
@@ -109,7 +109,7 @@ extension LobbyStore {
             noteActive(id)
             return id
         }
-        let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
+        let session = try await readGRDB { db, now -> (id: Int64, expiresAt: Date)? in
             try Row.fetchOne(
                 db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now.unixTime]
             ).map { ($0["playerId"], $0["expiresAt"]) }
@@ -124,14 +124,14 @@ extension LobbyStore {
     public func logOut(token: String) async throws {
         let hash = Self.tokenHash(token)
         try await write { context in
-            _ = try SessionRecord.filter(Column("tokenHash") == hash).deleteAll(context.db)
+            _ = try SessionRecord.filter(Column("tokenHash") == hash).deleteAll(context.db.grdb)
         }
         sessions.forget(hash)
     }
 
     /// The player's own view of itself.
     public func player(_ playerId: Int64) async throws -> Player {
-        try await read { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
+        try await readGRDB { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
     }
 
     /// Changes names; username and e-mail never change, the password changes with
@@ -140,10 +140,10 @@ extension LobbyStore {
         let firstName = try changes.firstName.map { try Validation.name($0, field: "firstName") }
         let lastName = try changes.lastName.map { try Validation.name($0, field: "lastName") }
         return try await write { context in
-            var record = try self.livePlayer(context.db, id: playerId)
+            var record = try self.livePlayer(context.db.grdb, id: playerId)
             if let firstName { record.firstName = firstName }
             if let lastName { record.lastName = lastName }
-            try record.update(context.db)
+            try record.update(context.db.grdb)
             return self.playerView(record)
         }
     }
@@ -154,7 +154,7 @@ extension LobbyStore {
     /// first succeeds (the others find their session gone). Sign in again with the new password.
     public func changePassword(_ playerId: Int64, current: String, new: String, session token: String) async throws {
         let password = try Validation.password(new)
-        let stored = try await read { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
+        let stored = try await readGRDB { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
         guard let stored, await offload({ Bcrypt.verify(current, hash: stored) }) else {
             throw LobbyError(.forbidden, "wrongCurrentPassword",
                              "currentPassword is not your password: send the one you sign in with now.")
@@ -163,7 +163,7 @@ extension LobbyStore {
         let hash = await offload { Bcrypt.hash(password, cost: cost) }
         let sessionHash = Self.tokenHash(token)
         try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             guard try SessionRecord.filter(Column("tokenHash") == sessionHash).fetchCount(db) > 0 else {
                 throw LobbyError.badToken
             }
@@ -188,10 +188,10 @@ extension LobbyStore {
                 "The photo is neither a JPEG nor a PNG file (its first bytes are \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " "))).")
         }
         return try await write { context in
-            var record = try self.livePlayer(context.db, id: playerId)
-            try PhotoRecord(playerId: playerId, contentType: kind.rawValue, bytes: bytes).upsert(context.db)
+            var record = try self.livePlayer(context.db.grdb, id: playerId)
+            try PhotoRecord(playerId: playerId, contentType: kind.rawValue, bytes: bytes).upsert(context.db.grdb)
             record.photoVersion += 1
-            try record.update(context.db)
+            try record.update(context.db.grdb)
             return self.playerView(record)
         }
     }
@@ -199,7 +199,7 @@ extension LobbyStore {
     /// A player's photo and its content type, for the player itself and players who met it or
     /// unlocked it (and are not blocked either way).
     public func photo(viewer: Int64, username: String) async throws -> (contentType: String, bytes: Data) {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             let target = try self.visiblePlayer(db, viewer: viewer, username: username)
             // A face is for those who met its owner (or unlocked them): a username alone does not
             // show it. To others it looks like no photo.
@@ -218,7 +218,7 @@ extension LobbyStore {
     /// recorded as 0 (a forfeit) so the others' game still ends.
     public func deletePlayer(_ playerId: Int64) async throws {
         try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             var record = try self.livePlayer(db, id: playerId)
             record.username = nil
             record.firstName = nil

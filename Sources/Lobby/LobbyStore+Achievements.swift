@@ -9,10 +9,10 @@ extension LobbyStore {
     /// Every achievement with the player's progress.
     public func achievements(_ playerId: Int64) async throws -> [AchievementProgress] {
         try await read { db, _ in
-            _ = try self.livePlayer(db, id: playerId)
-            let measures = try self.measures(db.sql, player: playerId)
+            _ = try self.livePlayer(db.grdb, id: playerId)
+            let measures = try self.measures(db, player: playerId)
             var granted: [String: [Int: Date]] = [:]
-            for row in try db.sql.fetchAll("SELECT kind, tier, grantedAt FROM achievement WHERE playerId = ?", playerId) {
+            for row in try db.fetchAll("SELECT kind, tier, grantedAt FROM achievement WHERE playerId = ?", playerId) {
                 let (kind, tier) = (try row.get(0, as: String.self), try row.get(1, as: Int.self))
                 granted[kind, default: [:]][tier] = try row.requiredDate(atIndex: 2, "grantedAt")
             }
@@ -56,7 +56,7 @@ extension LobbyStore {
     /// counts for `podium`. A tier is granted once: the primary key refuses a second row, so a
     /// retried or raced request cannot grant it twice.
     func grantAchievements(_ context: inout WriteContext, player: Int64, boards: [TalliedBoard], gameId: Int64?, round: Int?) throws {
-        let db = context.db.sql
+        let db = context.db
         var measures = try measures(db, player: player)
         if measures[AchievementCatalog.podium.id] == 0 {
             for board in boards {
@@ -77,7 +77,7 @@ extension LobbyStore {
     }
 
     private func grant(_ context: inout WriteContext, player: Int64, kind: AchievementKind, tier: Int, gameId: Int64?, round: Int?) throws {
-        let inserted = try context.db.sql.execute("""
+        let inserted = try context.db.execute("""
             INSERT INTO achievement (playerId, kind, tier, grantedAt, gameId, round) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """, player, kind.id, tier, context.now.unixTime, gameId, round)
@@ -88,7 +88,7 @@ extension LobbyStore {
     /// Counts a tournament win for the player and grants what it earns (`tournamentWin`), in the
     /// transaction that closes the tournament. Call it once per tournament won.
     func recordTournamentWin(_ context: inout WriteContext, player: Int64) throws {
-        try context.db.sql.execute("""
+        try context.db.execute("""
             INSERT INTO playerTotals (playerId, tournamentsWon) VALUES (?, 1)
             ON CONFLICT (playerId) DO UPDATE SET tournamentsWon = playerTotals.tournamentsWon + 1
             """, player)

@@ -20,7 +20,7 @@ extension LobbyStore {
                 "You looked up \(configuration.resolutionsPerMinute) beacon identities in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
                 retryAfter: wait)
         }
-        let found: PublicProfile? = try await read { db, now in
+        let found: PublicProfile? = try await readGRDB { db, now in
             guard uuid == deployment else { return nil }
             // Players on the air whom the viewer does not block (nor they the viewer); when two
             // players' identities collide in this period, the one the viewer met before, if only
@@ -117,7 +117,7 @@ extension LobbyStore {
                 retryAfter: wait)
         }
         return try await write { context in
-            if let key, let first = try Row.fetchOne(context.db.cached("""
+            if let key, let first = try Row.fetchOne(context.db.grdb.cached("""
                 SELECT recorded, ignored FROM encounterReport WHERE reporterId = ? AND key = ?
                 """), arguments: [reporter, key]) {
                 return EncounterReceipt(recorded: first[0], ignored: first[1])
@@ -145,10 +145,10 @@ extension LobbyStore {
                 let at = min(sighting.at, context.now)
                 // A player on the air; when two players' identities collide in the period, the
                 // one the reporter met before, if only one was; otherwise neither is recorded.
-                var candidates = try self.players(context.db, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
+                var candidates = try self.players(context.db.grdb, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
                     .filter { self.isOnAir($0.id, activeAt: $0.activeAt, at: at) }.map(\.id)
                 if candidates.count > 1 {
-                    let met = try candidates.filter { try self.hasMet(context.db, reporter, $0) }
+                    let met = try candidates.filter { try self.hasMet(context.db.grdb, reporter, $0) }
                     if met.count != 1 { continue }
                     candidates = met
                 }
@@ -157,8 +157,8 @@ extension LobbyStore {
                     continue
                 }
                 guard seen != reporter else { continue }
-                if !guessing, try !self.hasMet(context.db, reporter, seen) { continue }
-                try context.db.execute(sql: """
+                if !guessing, try !self.hasMet(context.db.grdb, reporter, seen) { continue }
+                try context.db.grdb.execute(sql: """
                     INSERT INTO encounter (observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (observerId, seenId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
@@ -175,7 +175,7 @@ extension LobbyStore {
             }
             let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded, refused: refused.isEmpty ? nil : refused)
             if let key {
-                try context.db.cached("""
+                try context.db.grdb.cached("""
                     INSERT INTO encounterReport (reporterId, key, recorded, ignored, createdAt) VALUES (?, ?, ?, ?, ?)
                     """).execute(arguments: [reporter, key, receipt.recorded, receipt.ignored, context.now.unixTime])
             }
@@ -185,7 +185,7 @@ extension LobbyStore {
 
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func stats(viewer: Int64, username: String) async throws -> PlayerStats {
-        try await read { db, now in
+        try await readGRDB { db, now in
             try self.statistics(db, playerId: self.statisticsTarget(db.sql, viewer: viewer, username: username, now: now).id!, now: now)
         }
     }

@@ -28,7 +28,7 @@ extension LobbyStore {
     /// Records a verified score in the player's history and flags the player when the history
     /// now says its recordings are made up (``ScoreScrutiny``). Inside the score's transaction.
     func recordEvidence(_ context: inout WriteContext, player: Int64, minigame: String, score: Int, unfingerprinted: String?) throws {
-        let db = context.db
+        let db = context.db.grdb
         try db.cached("INSERT INTO scoreEvidence (playerId, minigame, score, unfingerprinted, at) VALUES (?, ?, ?, ?, ?)")
             .execute(arguments: [player, minigame, score, unfingerprinted, context.now.unixTime])
         let scrutiny = ScoreScrutiny()
@@ -56,7 +56,7 @@ extension LobbyStore {
 
     /// Every player with a flag not yet cleared, with why and the tournament rewards held from it.
     public func flaggedPlayers() async throws -> [FlaggedPlayer] {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT f.playerId, p.username, f.reason, f.details, f.flaggedAt FROM playerFlag f JOIN player p ON p.id = f.playerId
                 WHERE f.clearedAt IS NULL ORDER BY f.flaggedAt, f.id
@@ -87,7 +87,7 @@ extension LobbyStore {
     @discardableResult
     public func clearFlags(username: String, by operatorName: String) async throws -> FlagClearance {
         try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             let player = try self.livePlayer(db, username: username)
             guard let id = player.id else { throw LobbyError.playerNotFound(username) }
             let reasons = try String.fetchAll(db.cached("SELECT reason FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL ORDER BY id"),
@@ -111,9 +111,9 @@ extension LobbyStore {
 
     /// The winner takes every participant's unlocked players, as persistent ones.
     func giveTournamentReward(_ context: inout WriteContext, tournament: Int64, winner: Int64) throws {
-        let participants = try Int64.fetchAll(context.db.cached("SELECT playerId FROM tournamentEntry WHERE tournamentId = ? ORDER BY playerId"),
+        let participants = try Int64.fetchAll(context.db.grdb.cached("SELECT playerId FROM tournamentEntry WHERE tournamentId = ? ORDER BY playerId"),
                                               arguments: [tournament])
-        let before = try unlocks(context.db, of: participants)
+        let before = try unlocks(context.db.grdb, of: participants)
         let after = RewardRule.winnerTakesUnlocks(participants: participants, winner: winner, before: before)
         try commitUnlocks(&context, owners: participants, before: before, after: after)
     }

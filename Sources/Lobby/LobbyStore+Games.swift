@@ -8,7 +8,7 @@ extension LobbyStore {
 
     /// The games the player takes part in, newest first (at most 100).
     public func games(_ playerId: Int64) async throws -> [LobbyGame] {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             let ids = try Int64.fetchAll(db.cached("""
                 SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
                 """), arguments: [playerId])
@@ -18,7 +18,7 @@ extension LobbyStore {
 
     /// One game, for its members (invitees included) only; to anyone else it does not exist.
     public func game(_ playerId: Int64, id: Int64) async throws -> LobbyGame {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             guard try Query.game(db, id: id) != nil, try Query.membership(db, game: id, player: playerId) != nil else {
                 throw LobbyError.gameNotFound(id)
             }
@@ -29,7 +29,7 @@ extension LobbyStore {
     /// Announces round `n` if every participant has now scored in it, and evaluates the game when
     /// every round is complete.
     func closeRoundsAndGame(_ context: inout WriteContext, gameId: Int64, scoredRounds: Set<Int>) throws {
-        let db = context.db
+        let db = context.db.grdb
         guard var game = try Query.game(db, id: gameId), game.state == .open else { return }
         let participants = try Int64.fetchAll(db.cached("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY playerId
@@ -66,7 +66,7 @@ extension LobbyStore {
 
     /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.
     func applyRewards(_ context: inout WriteContext, participants: [Int64], winner: Int64?) throws {
-        let before = try unlocks(context.db, of: participants)
+        let before = try unlocks(context.db.grdb, of: participants)
         let after = RewardRule.apply(participants: participants, winner: winner, before: before)
         try commitUnlocks(&context, owners: participants, before: before, after: after)
     }
@@ -86,7 +86,7 @@ extension LobbyStore {
     func commitUnlocks(
         _ context: inout WriteContext, owners: [Int64], before: RewardRule.Unlocks<Int64>, after: RewardRule.Unlocks<Int64>
     ) throws {
-        let db = context.db
+        let db = context.db.grdb
         let deleted = Set(try owners.filter { try Query.player(db, id: $0)?.deletedAt != nil })
         for owner in owners where !deleted.contains(owner) {
             let old = before[owner] ?? [:]
@@ -107,7 +107,7 @@ extension LobbyStore {
     /// declines, the invitations it sent are cancelled, and its missing scores in open games become
     /// forfeits (0), so that those games can still end.
     func withdraw(_ context: inout WriteContext, playerId: Int64) throws {
-        let db = context.db
+        let db = context.db.grdb
         let memberships = try Row.fetchAll(db.cached("""
             SELECT m.gameId, m.role, g.state FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND g.state IN ('pending', 'open') AND m.response IN ('pending', 'accepted')

@@ -25,7 +25,7 @@ extension LobbyStore {
         }
         let configuration = configuration
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             try self.expireInvitations(&context)
             if let key, let first = try Row.fetchOne(db.cached("""
                 SELECT gameId, excluded FROM invitationKey WHERE inviterId = ? AND key = ?
@@ -98,11 +98,11 @@ extension LobbyStore {
     public func invitations(_ playerId: Int64) async throws -> [Invitation] {
         try await write { context in
             try self.expireInvitations(&context)
-            let ids = try Int64.fetchAll(context.db.cached("""
+            let ids = try Int64.fetchAll(context.db.grdb.cached("""
                 SELECT g.id FROM membership m JOIN game g ON g.id = m.gameId
                 WHERE m.playerId = ? AND g.state = 'pending' ORDER BY g.id
                 """), arguments: [playerId])
-            return try ids.map { try self.invitationView(context.db, gameId: $0) }
+            return try ids.map { try self.invitationView(context.db.grdb, gameId: $0) }
         }
     }
 
@@ -113,14 +113,14 @@ extension LobbyStore {
     }
 
     func expireInvitations(_ context: inout WriteContext) throws {
-        let expired = try Int64.fetchAll(context.db.cached("""
+        let expired = try Int64.fetchAll(context.db.grdb.cached("""
             SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
             """), arguments: [context.now.unixTime])
         for gameId in expired {
-            let unanswered = try Int64.fetchAll(context.db.cached("""
+            let unanswered = try Int64.fetchAll(context.db.grdb.cached("""
                 SELECT playerId FROM membership WHERE gameId = ? AND response = 'pending' ORDER BY playerId
                 """), arguments: [gameId])
-            try context.db.execute(sql: """
+            try context.db.grdb.execute(sql: """
                 UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
                 """, arguments: [context.now.unixTime, gameId])
             for player in unanswered { try context.record(.invitationExpired, for: player, EventData(game: gameId)) }
@@ -131,7 +131,7 @@ extension LobbyStore {
     private func answer(_ invitee: Int64, invitation id: Int64, with response: InvitationResponse) async throws -> Invitation {
         let maximumOpenGames = configuration.maximumOpenGames
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             try self.expireInvitations(&context)
             guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
             // An invitation to others does not exist for this player (nor tells that it exists);
@@ -167,7 +167,7 @@ extension LobbyStore {
 
     /// Once nobody's answer is pending, opens the game with everyone who accepted, or cancels it.
     func settle(_ context: inout WriteContext, gameId: Int64) throws {
-        let db = context.db
+        let db = context.db.grdb
         guard var game = try Query.game(db, id: gameId), game.state == .pending else { return }
         let members = try Query.memberships(db, game: gameId)
         guard !members.contains(where: { $0.response == .pending }) else { return }
@@ -208,7 +208,7 @@ extension LobbyStore {
         _ context: inout WriteContext, inviter: Int64, newAccountsSince newSince: Double?, username: String,
         into invitees: inout [PlayerRecord]
     ) throws -> ExcludedInvitee.Reason? {
-        let db = context.db
+        let db = context.db.grdb
         guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
         let targetId = target.id!
         if targetId == inviter { return .yourself }

@@ -78,31 +78,31 @@ extension LobbyStore {
             return day
         }
         return try await read { db, now in
-            _ = try self.livePlayer(db, id: viewer)
-            let calendar = try self.calendar(db.sql, playerId: viewer)
+            _ = try self.livePlayer(db.grdb, id: viewer)
+            let calendar = try self.calendar(db, playerId: viewer)
             let day = chosenDay ?? calendar.day(of: now)
             switch kind {
             case .league:
                 return try self.leagueBoard(db, viewer: viewer, week: LocalCalendar.week(ofDay: day), offset: offset, limit: limit)
             case .location(let id):
-                guard try db.sql.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)", id) == true else {
+                guard try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)", id) == true else {
                     throw LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
                 }
-                return try self.leaderboard(db.sql, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
+                return try self.leaderboard(db, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
             case .tournament(let id):
-                guard try db.sql.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)", id) == true else {
+                guard try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)", id) == true else {
                     throw LobbyError(.notFound, "tournamentNotFound", "There is no tournament \(id).")
                 }
                 let entries = TableRanking(
                     table: "tournamentEntry",
                     filter: "tournamentId = ? AND roundsPlayed > 0 AND playerId IN (SELECT id FROM player WHERE deletedAt IS NULL)",
                     arguments: [id], pointsColumn: "total")
-                return try self.leaderboard(db.sql, entries, viewer: viewer, name: kind.name, offset: offset, limit: limit)
+                return try self.leaderboard(db, entries, viewer: viewer, name: kind.name, offset: offset, limit: limit)
             case .day, .week, .month, .allTime:
                 break
             }
             let (board, window) = Self.tallied(kind, day: day, zone: calendar.name)
-            return try self.leaderboard(db.sql, board, viewer: viewer, name: kind.name, offset: offset, limit: limit,
+            return try self.leaderboard(db, board, viewer: viewer, name: kind.name, offset: offset, limit: limit,
                                         decorate: { $0.window = window })
         }
     }

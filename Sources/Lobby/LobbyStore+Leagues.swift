@@ -40,13 +40,13 @@ extension LobbyStore {
     }
 
     /// The viewer's league group of `week`, ranked, with who moves up and down.
-    func leagueBoard(_ db: Database, viewer: Int64, week: Int, offset: Int, limit: Int) throws -> Leaderboard {
-        let row = try db.sql.fetchOne("SELECT tier, groupNumber FROM league WHERE week = ? AND playerId = ?", week, viewer)
-        let tier: Int = try row?.get(0, as: Int.self) ?? self.tier(db.sql, player: viewer, week: week)
+    func leagueBoard(_ db: any SQLSession, viewer: Int64, week: Int, offset: Int, limit: Int) throws -> Leaderboard {
+        let row = try db.fetchOne("SELECT tier, groupNumber FROM league WHERE week = ? AND playerId = ?", week, viewer)
+        let tier: Int = try row?.get(0, as: Int.self) ?? self.tier(db, player: viewer, week: week)
         let group = try row?.get(1, as: Int?.self) ?? nil
         let window = Leaderboard.Window(
             start: LocalCalendar.text(ofDay: week), end: LocalCalendar.text(ofDay: week + 6),
-            timeZone: try calendar(db.sql, playerId: viewer).name)
+            timeZone: try calendar(db, playerId: viewer).name)
         let name = LeagueRule.tierNames[tier - 1]
         guard let group else {
             return Leaderboard(
@@ -55,7 +55,7 @@ extension LobbyStore {
                 participants: 0, offset: offset, limit: limit, entries: [], me: nil, ahead: nil)
         }
         let source = Self.leagueGroup(week: week, tier: tier, group: group)
-        return try leaderboard(db.sql, source, viewer: viewer, name: "league", offset: offset, limit: limit,
+        return try leaderboard(db, source, viewer: viewer, name: "league", offset: offset, limit: limit,
             movement: { rank, size in
                 let zone = LeagueRule.zone(rank: rank, groupSize: size)
                 // Nobody goes above the top tier or below the first.

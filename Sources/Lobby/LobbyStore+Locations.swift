@@ -15,7 +15,7 @@ extension LobbyStore {
             throw LobbyError.invalid("timeZone", "\"\(timeZone.prefix(64))\" is not an IANA time zone such as Europe/Oslo or UTC.")
         }
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             _ = try self.livePlayer(db, id: ownerId)
             if let existing = try Row.fetchOne(db.cached("SELECT id, ownerId FROM location WHERE name = ?"), arguments: [name]) {
                 guard existing["ownerId"] == ownerId else {
@@ -55,7 +55,7 @@ extension LobbyStore {
     /// A location with its running tournaments; `notFound` for an unknown id.
     public func location(_ id: Int64) async throws -> Location {
         try await settleTournamentsIfDue()
-        return try await read { db, now in try self.locationView(db, id: id, now: now) }
+        return try await readGRDB { db, now in try self.locationView(db, id: id, now: now) }
     }
 
     /// Publishes the site profile of a location the caller owns (its beacon device does, with
@@ -71,7 +71,7 @@ extension LobbyStore {
         }
         guard readings >= 1 else { throw LobbyError.invalid("readings", "must be at least 1.") }
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             guard let owner = try Int64.fetchOne(db.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]) else {
                 throw LobbyError.locationNotFound(id)
             }
@@ -97,10 +97,10 @@ extension LobbyStore {
         guard case .location(let id) = match else { return match }
         // Only a beacon on the air could have been heard: its device told the lobby so within the
         // encounter window before the sighting (``markOnAir(_:location:)``).
-        guard try Bool.fetchOne(context.db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
+        guard try Bool.fetchOne(context.db.grdb.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
                                 arguments: [id, at.addingTimeInterval(-configuration.encounterWindow).unixTime]) == true
         else { return .unknown }
-        try context.db.cached("""
+        try context.db.grdb.cached("""
             INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
             ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                 distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
@@ -114,10 +114,10 @@ extension LobbyStore {
     /// whose device has not said so within ``LobbyConfiguration/encounterWindow`` prove no presence.
     public func markOnAir(_ playerId: Int64, location id: Int64) async throws {
         try await write { context in
-            guard let owner = try Int64.fetchOne(context.db.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]),
+            guard let owner = try Int64.fetchOne(context.db.grdb.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]),
                   owner == playerId
             else { throw LobbyError.locationNotFound(id) }
-            try context.db.cached("UPDATE location SET onAirAt = ? WHERE id = ?").execute(arguments: [context.now.unixTime, id])
+            try context.db.grdb.cached("UPDATE location SET onAirAt = ? WHERE id = ?").execute(arguments: [context.now.unixTime, id])
         }
     }
 

@@ -24,10 +24,10 @@ extension LobbyStore {
     /// its secret here, the first time its agent asks.
     public func beaconKey(_ playerId: Int64) async throws -> BeaconKey {
         let secret: BeaconSecret = try await write { context in
-            let record = try self.livePlayer(context.db, id: playerId)
+            let record = try self.livePlayer(context.db.grdb, id: playerId)
             if let data = record.beaconSecret, let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
-            try context.db.cached("UPDATE player SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), playerId])
+            try context.db.grdb.cached("UPDATE player SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), playerId])
             return secret
         }
         identities.add(.player, playerId, secret: secret)
@@ -39,12 +39,12 @@ extension LobbyStore {
     /// here, the first time its beacon asks.
     public func locationBeaconKey(_ playerId: Int64, location id: Int64) async throws -> BeaconKey {
         let secret: BeaconSecret = try await write { context in
-            guard let row = try Row.fetchOne(context.db.cached("SELECT ownerId, beaconSecret FROM location WHERE id = ?"), arguments: [id]),
+            guard let row = try Row.fetchOne(context.db.grdb.cached("SELECT ownerId, beaconSecret FROM location WHERE id = ?"), arguments: [id]),
                   row["ownerId"] == playerId
             else { throw LobbyError.locationNotFound(id) }
             if let data: Data = row["beaconSecret"], let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
-            try context.db.cached("UPDATE location SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), id])
+            try context.db.grdb.cached("UPDATE location SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), id])
             return secret
         }
         identities.add(.location, id, secret: secret)
@@ -131,7 +131,7 @@ extension LobbyStore {
         guard fairPlay.hasGuesses(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
         let sighting = EncounterSighting(uuid: uuid, major: major, minor: minor, distance: nil, at: now)
         if case .location(let id) = location(sighting, now: now),
-           let found = try? await read({ db, now in try self.locationView(db, id: id, now: now) }) {
+           let found = try? await readGRDB({ db, now in try self.locationView(db, id: id, now: now) }) {
             return found
         }
         _ = fairPlay.spendGuess(viewer, at: now)
@@ -143,7 +143,7 @@ extension LobbyStore {
     /// The identity location `id` advertises at `now`: its rotating one, or (no secret yet) its
     /// static one; nil for an unknown location.
     func currentLocationBeacon(_ id: Int64, at now: Date) async throws -> PlayerBeacon? {
-        let data: Data?? = try await read { db, _ in
+        let data: Data?? = try await readGRDB { db, _ in
             try Row.fetchOne(db.cached("SELECT beaconSecret FROM location WHERE id = ?"), arguments: [id]).map { $0["beaconSecret"] as Data? }
         }
         guard let data else { return nil }

@@ -22,7 +22,7 @@ extension LobbyStore {
     ) async throws -> ScoreReceipt {
         try Self.checkSubmission(score: score, key: key)
         // What to verify against, read without holding the writer: verification is CPU work.
-        let check = try await read { db, now in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: now) }
+        let check = try await readGRDB { db, now in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: now) }
         let terms: VerificationTerms
         switch check {
         case .repeated(let receipt): return receipt
@@ -31,7 +31,7 @@ extension LobbyStore {
         let verified = try verify(score, recording, terms, of: "game \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             // Checked again inside the transaction: a retry may have raced this request.
             if case .repeated(let receipt) = try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: context.now) {
                 return receipt
@@ -50,7 +50,7 @@ extension LobbyStore {
 
     /// The recording a stored score was verified on (calibration and plan as the lobby set them).
     public func recording(_ playerId: Int64, game id: Int64, round n: Int) async throws -> RoundRecording? {
-        let json = try await read { db, _ in
+        let json = try await readGRDB { db, _ in
             try String.fetchOne(db.cached("SELECT json FROM recording WHERE gameId = ? AND n = ? AND playerId = ?"),
                                 arguments: [id, n, playerId])
         }
@@ -176,10 +176,10 @@ extension LobbyStore {
         let json = String(decoding: try Self.recordingEncoder.encode(calibration), as: UTF8.self)
         let limit = configuration.calibrationChangesPerDay
         try await write { context in
-            _ = try self.livePlayer(context.db, id: playerId)
-            if try self.storedCalibration(context.db, playerId: playerId) == calibration { return }
+            _ = try self.livePlayer(context.db.grdb, id: playerId)
+            if try self.storedCalibration(context.db.grdb, playerId: playerId) == calibration { return }
             let since = context.now.addingTimeInterval(-24 * 3600).unixTime
-            let changes = try Double.fetchAll(context.db.cached(
+            let changes = try Double.fetchAll(context.db.grdb.cached(
                 "SELECT at FROM calibrationChange WHERE playerId = ? AND at > ? ORDER BY at"), arguments: [playerId, since])
             if changes.count >= limit, let oldest = changes.first {
                 let next = Date(timeIntervalSince1970: oldest + 24 * 3600)
@@ -188,8 +188,8 @@ extension LobbyStore {
                     and try again after \(next.formatted(Date.ISO8601FormatStyle())).
                     """)
             }
-            try context.db.cached("INSERT INTO calibrationChange (playerId, at) VALUES (?, ?)").execute(arguments: [playerId, context.now.unixTime])
-            try context.db.execute(sql: """
+            try context.db.grdb.cached("INSERT INTO calibrationChange (playerId, at) VALUES (?, ?)").execute(arguments: [playerId, context.now.unixTime])
+            try context.db.grdb.execute(sql: """
                 INSERT INTO calibration (playerId, json, updatedAt) VALUES (?, ?, ?)
                 ON CONFLICT (playerId) DO UPDATE SET json = excluded.json, updatedAt = excluded.updatedAt
                 """, arguments: [playerId, json, context.now.unixTime])
@@ -199,7 +199,7 @@ extension LobbyStore {
 
     /// The calibration the player stored; `notFound` when it stored none.
     public func calibration(_ playerId: Int64) async throws -> SensorCalibration {
-        let stored = try await read { db, _ in try self.storedCalibration(db, playerId: playerId) }
+        let stored = try await readGRDB { db, _ in try self.storedCalibration(db, playerId: playerId) }
         guard let stored else {
             throw LobbyError(.notFound, "calibrationNotFound",
                 "No calibration is stored for your device: measure one with `nearplay calibrate sensors` and send it with PUT /v1/players/me/calibration.")
@@ -220,8 +220,8 @@ extension LobbyStore {
         let lifetime = configuration.requestKeyLifetime
         try await write { context in
             let before = context.now.addingTimeInterval(-lifetime).unixTime
-            try context.db.execute(sql: "DELETE FROM invitationKey WHERE createdAt < ?", arguments: [before])
-            try context.db.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
+            try context.db.grdb.execute(sql: "DELETE FROM invitationKey WHERE createdAt < ?", arguments: [before])
+            try context.db.grdb.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
         }
     }
 
@@ -232,8 +232,8 @@ extension LobbyStore {
         let retention = configuration.eventRetention
         let readings = configuration.peerReadingRetention
         try await write { context in
-            try context.db.execute(sql: "DELETE FROM event WHERE at < ?", arguments: [context.now.addingTimeInterval(-retention).unixTime])
-            try context.db.execute(sql: "DELETE FROM event WHERE kind = ? AND at < ?",
+            try context.db.grdb.execute(sql: "DELETE FROM event WHERE at < ?", arguments: [context.now.addingTimeInterval(-retention).unixTime])
+            try context.db.grdb.execute(sql: "DELETE FROM event WHERE kind = ? AND at < ?",
                                    arguments: [LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime])
         }
     }

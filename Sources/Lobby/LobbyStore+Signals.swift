@@ -29,7 +29,7 @@ extension LobbyStore {
     /// `conflict`, `noSignal` for a round without a signal.
     public func revealSignal(_ playerId: Int64, game id: Int64, round n: Int) async throws -> SignalReveal {
         try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             guard let game = try Query.game(db, id: id),
                   let membership = try Query.membership(db, game: id, player: playerId) else { throw LobbyError.gameNotFound(id) }
             guard membership.response == .accepted else {
@@ -57,7 +57,7 @@ extension LobbyStore {
     /// ``revealSignal(_:game:round:)`` for round `n` of the player's entry in tournament `id`.
     public func revealTournamentSignal(_ playerId: Int64, tournament id: Int64, round n: Int) async throws -> SignalReveal {
         try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             let summary = try self.tournamentSummary(db, id: id)
             guard let row = try Row.fetchOne(db.cached("""
                 SELECT r.minigame, s.signalTime, s.revealedAt FROM tournamentScore s

@@ -22,11 +22,11 @@ extension LobbyStore {
             return text.uppercased()
         }
         return try await write { context in
-            _ = try self.livePlayer(context.db, id: playerId)
-            var settings = try self.settings(context.db.sql, playerId: playerId)
+            _ = try self.livePlayer(context.db.grdb, id: playerId)
+            var settings = try self.settings(context.db, playerId: playerId)
             if let zone { settings.timeZone = zone.isEmpty ? nil : zone }
             if let country { settings.country = country.isEmpty ? nil : country }
-            try context.db.sql.execute("""
+            try context.db.execute("""
                 INSERT INTO playerSettings (playerId, timeZone, country) VALUES (?, ?, ?)
                 ON CONFLICT (playerId) DO UPDATE SET timeZone = excluded.timeZone, country = excluded.country
                 """, playerId, settings.timeZone, settings.country)
@@ -37,8 +37,8 @@ extension LobbyStore {
     /// The player's optional profile fields.
     public func settings(_ playerId: Int64) async throws -> PlayerSettings {
         try await read { db, _ in
-            _ = try self.livePlayer(db, id: playerId)
-            return try self.settings(db.sql, playerId: playerId)
+            _ = try self.livePlayer(db.grdb, id: playerId)
+            return try self.settings(db, playerId: playerId)
         }
     }
 
@@ -64,7 +64,7 @@ extension LobbyStore {
         _ context: inout WriteContext, gameId: Int64, participants: [Int64], rounds: [RoundRecord],
         roundScores: [[Int64: Int]], winner: Int64?, round finishingRound: Int?
     ) throws {
-        let db = context.db.sql
+        let db = context.db
         let now = context.now
         try recordMinigameRecords(db, gameId: gameId, rounds: rounds, roundScores: roundScores, at: now)
         for player in participants {
@@ -138,7 +138,7 @@ extension LobbyStore {
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func statistics(viewer: Int64, username: String) async throws -> PlayerStatistics {
         try await read { db, now in
-            try self.statistics(db.sql, self.statisticsTarget(db.sql, viewer: viewer, username: username, now: now), now: now)
+            try self.statistics(db, self.statisticsTarget(db, viewer: viewer, username: username, now: now), now: now)
         }
     }
 
@@ -210,8 +210,8 @@ extension LobbyStore {
     /// The player's own view of itself with its optional profile fields.
     public func playerWithSettings(_ playerId: Int64) async throws -> Player {
         try await read { db, _ in
-            var player = try self.playerView(self.livePlayer(db, id: playerId))
-            let settings = try self.settings(db.sql, playerId: playerId)
+            var player = try self.playerView(self.livePlayer(db.grdb, id: playerId))
+            let settings = try self.settings(db, playerId: playerId)
             player.timeZone = settings.timeZone
             player.country = settings.country
             return player

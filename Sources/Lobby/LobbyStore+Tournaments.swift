@@ -29,7 +29,7 @@ extension LobbyStore {
     func settle(_ context: inout WriteContext, everyLocation: Bool) throws -> TournamentSweep {
         let closed = try closeDueTournaments(&context)
         let locations = everyLocation
-            ? try Int64.fetchAll(context.db.cached("SELECT id FROM location ORDER BY id")) : Set(closed.map(\.location)).sorted()
+            ? try Int64.fetchAll(context.db.grdb.cached("SELECT id FROM location ORDER BY id")) : Set(closed.map(\.location)).sorted()
         var created = 0
         for location in locations { created += try scheduleTournaments(&context, locationId: location) }
         return TournamentSweep(closed: closed, created: created)
@@ -38,7 +38,7 @@ extension LobbyStore {
     /// ``settleTournaments()`` when a tournament's window has ended and it is still open, so that
     /// answers never show a tournament running past its end.
     func settleTournamentsIfDue() async throws {
-        let due = try await read { db, now in
+        let due = try await readGRDB { db, now in
             try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM tournament WHERE state = 'open' AND endsAt <= ?)"),
                               arguments: [now.unixTime]) ?? false
         }
@@ -48,7 +48,7 @@ extension LobbyStore {
     /// The tournaments of a location, running ones first then the latest closed (at most 50).
     public func tournaments(location id: Int64) async throws -> [TournamentSummary] {
         try await settleTournamentsIfDue()
-        return try await read { db, _ in
+        return try await readGRDB { db, _ in
             guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [id]) == true else {
                 throw LobbyError.locationNotFound(id)
             }
@@ -62,7 +62,7 @@ extension LobbyStore {
     /// One tournament with its standings.
     public func tournament(_ id: Int64) async throws -> TournamentSummary {
         try await settleTournamentsIfDue()
-        return try await read { db, _ in
+        return try await readGRDB { db, _ in
             var summary = try self.tournamentSummary(db, id: id)
             summary.standings = try self.standings(db, tournamentId: id)
             return summary
@@ -72,7 +72,7 @@ extension LobbyStore {
     /// A tournament's entries, best first, ranked by total (ties share a rank: 1, 2, 2, 4). Once
     /// it is closed, the ranks are the ones fixed when it closed.
     public func tournamentStandings(_ id: Int64) async throws -> [TournamentStanding] {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             _ = try self.tournamentSummary(db, id: id)
             return try self.standings(db, tournamentId: id)
         }
@@ -80,7 +80,7 @@ extension LobbyStore {
 
     /// How many tournaments `playerId` has won.
     public func tournamentsWon(_ playerId: Int64) async throws -> Int {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             try Int.fetchOne(db.cached("SELECT COUNT(*) FROM tournament WHERE winnerId = ?"), arguments: [playerId]) ?? 0
         }
     }
@@ -92,7 +92,7 @@ extension LobbyStore {
     public func joinTournament(_ playerId: Int64, tournament id: Int64) async throws -> TournamentEntryReceipt {
         try await write { context in
             _ = try self.settle(&context, everyLocation: false)
-            let db = context.db
+            let db = context.db.grdb
             _ = try self.livePlayer(db, id: playerId)
             guard let tournament = try Row.fetchOne(db.cached("""
                 SELECT t.locationId, t.state, l.name FROM tournament t JOIN location l ON l.id = t.locationId WHERE t.id = ?
@@ -122,7 +122,7 @@ extension LobbyStore {
 
     /// The player's entry in a tournament.
     public func tournamentEntry(_ playerId: Int64, tournament id: Int64) async throws -> TournamentEntry {
-        try await read { db, _ in
+        try await readGRDB { db, _ in
             guard try self.entryExists(db, tournamentId: id, playerId: playerId) else {
                 _ = try self.tournamentSummary(db, id: id)
                 throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id): join it first.")
@@ -140,7 +140,7 @@ extension LobbyStore {
     ) async throws -> TournamentEntryReceipt {
         try Self.checkSubmission(score: score, key: key)
         try await settleTournamentsIfDue()
-        let check = try await read { db, now in
+        let check = try await readGRDB { db, now in
             try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: now)
         }
         let terms: VerificationTerms
@@ -151,7 +151,7 @@ extension LobbyStore {
         let verified = try verify(score, recording, terms, of: "tournament \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
-            let db = context.db
+            let db = context.db.grdb
             _ = try self.settle(&context, everyLocation: false)
             if case .repeated(let entry) = try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: context.now) {
                 return TournamentEntryReceipt(entry: entry, created: false)
@@ -209,7 +209,7 @@ extension LobbyStore {
     /// how many it started. Each draws its minigames once, for every entry alike.
     @discardableResult
     func scheduleTournaments(_ context: inout WriteContext, locationId: Int64) throws -> Int {
-        let db = context.db
+        let db = context.db.grdb
         guard let zone = try String.fetchOne(db.cached("SELECT timeZone FROM location WHERE id = ?"), arguments: [locationId]) else {
             throw LobbyError.locationNotFound(locationId)
         }
@@ -234,7 +234,7 @@ extension LobbyStore {
 
     /// Closes every open tournament whose window has ended; answers how each ended.
     private func closeDueTournaments(_ context: inout WriteContext) throws -> [TournamentOutcome] {
-        let due = try Row.fetchAll(context.db.cached("""
+        let due = try Row.fetchAll(context.db.grdb.cached("""
             SELECT id, locationId FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
             """), arguments: [context.now.unixTime])
         return try due.map { try closeTournament(&context, id: $0["id"], location: $0["locationId"]) }
@@ -244,7 +244,7 @@ extension LobbyStore {
     /// first; an entry that played no round cannot win), gives the winner every participant's unlocked players as persistent ones, and tells
     /// every participant the outcome.
     private func closeTournament(_ context: inout WriteContext, id: Int64, location: Int64) throws -> TournamentOutcome {
-        let db = context.db
+        let db = context.db.grdb
         let entries = try Row.fetchAll(db.cached("""
             SELECT playerId, total, roundsPlayed FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId

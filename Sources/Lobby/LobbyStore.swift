@@ -3,11 +3,15 @@ import CoreMetrics
 import Foundation
 import GRDB
 import HummingbirdBcrypt
+import LobbyDatabase
 import Logging
 
-/// The lobby's rules over its SQLite store. Every operation that changes more than one row or checks
-/// a limit runs in one write transaction; GRDB serialises writes, so no interleaving of requests can
-/// break a rule, and the schema's constraints back that up.
+/// The lobby's rules over its store: one SQLite file (the default) or a PostgreSQL database that
+/// several lobby instances share. Every operation that changes more than one row or checks a limit
+/// runs in one write transaction. On SQLite, GRDB serialises writes, so no interleaving of requests
+/// can break a rule; on PostgreSQL, a rule that checks rows before changing others locks them first
+/// (``SQLSession/lock(_:ids:)``, READ COMMITTED with row locks; see ``PostgresDatabase``). The
+/// schema's constraints back both up.
 ///
 /// Players are named by id here once authenticated (`authenticate(token:)` turns a bearer token into
 /// one); the HTTP layer never passes anyone else's id.
@@ -17,8 +21,11 @@ public final class LobbyStore: Sendable {
     public let events: EventHub
     let sessions = SessionCache()
     let fairPlay: FairPlayLedger
-    let database: DatabasePool
-    let checkpointer: WALCheckpointer
+    let database: any SQLDatabase
+    /// The SQLite engine under ``database``, for what only SQLite has (WAL checkpoints, reads in
+    /// place); nil on PostgreSQL.
+    let sqlite: SQLiteDatabase?
+    let checkpointer: WALCheckpointer?
     let clock: any LobbyClock
     let logger: Logger
     /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
@@ -39,27 +46,75 @@ public final class LobbyStore: Sendable {
     /// (`nearplay_lobby_presence_refused_total`), by reason.
     let presenceRefusals: [String: CoreMetrics.Counter]
 
-    /// Opens (creating and migrating if needed) the store at `path`, in WAL mode with foreign keys on.
-    public init(
+    /// Opens (creating and migrating if needed) the SQLite store at `path`, in WAL mode with
+    /// foreign keys on.
+    public convenience init(
         path: String, configuration: LobbyConfiguration = .init(), clock: any LobbyClock = SystemClock(),
         logger: Logger = Logger(label: "nearplay.lobby"), metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws {
-        var databaseConfiguration = Configuration()
-        databaseConfiguration.foreignKeysEnabled = true
-        databaseConfiguration.busyMode = .timeout(10)
-        databaseConfiguration.prepareDatabase { db in
-            // WAL with synchronous=NORMAL: a commit is in the WAL file when write() returns, so it
-            // survives the process being killed; only a power loss can roll back the last commits.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        let sqlite = try SQLiteDatabase(path: path)
+        try LobbyMigrations.migrator.migrate(sqlite.pool)
+        let checkpointer = try WALCheckpointer(path: path, logger: logger, metrics: metrics) { [pool = sqlite.pool] work in
+            pool.asyncWriteWithoutTransaction { db in work(db) }
         }
+        try sqlite.pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+        let identities = try sqlite.pool.read { db in try Self.storedIdentities(SQLiteSession(db: db)) }
+        try self.init(database: sqlite, sqlite: sqlite, checkpointer: checkpointer, identities: identities,
+                      configuration: configuration, clock: clock, logger: logger, metrics: metrics)
+    }
+
+    /// Opens the store at `location`: a PostgreSQL URL (`postgres://USER@HOST[:PORT]/DATABASE`, or
+    /// `postgres://USER@/DATABASE?host=/run/postgresql` for a socket), migrated if needed under an
+    /// advisory lock so that instances starting together migrate once; anything else is a SQLite
+    /// file path.
+    public static func open(
+        _ location: String, configuration: LobbyConfiguration = .init(), clock: any LobbyClock = SystemClock(),
+        logger: Logger = Logger(label: "nearplay.lobby"), metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        poolSize: Int = 8
+    ) async throws -> LobbyStore {
+        guard PostgresDatabase.isURL(location) else {
+            return try LobbyStore(path: location, configuration: configuration, clock: clock, logger: logger, metrics: metrics)
+        }
+        // READ COMMITTED with explicit row locks, not SERIALIZABLE with retries: the lobby's rules
+        // check a few known rows (the players, the game) before changing others, so locking those
+        // rows serialises exactly the requests that could break a rule, and nothing else waits.
+        // Measured (Benchmarks/postgres.md): SERIALIZABLE aborted 461–1,580 of 40,000 transactions
+        // on index-page predicate locks that did not share a row, and gave up on a few.
+        let postgres = try await PostgresDatabase(url: location, poolSize: poolSize, isolation: .readCommittedWithLocks, logger: logger)
+        do {
+            try await postgres.migrate(LobbyMigrations.postgres)
+            let identities = try await postgres.read { session in try Self.storedIdentities(session) }
+            return try LobbyStore(database: postgres, sqlite: nil, checkpointer: nil, identities: identities,
+                                  configuration: configuration, clock: clock, logger: logger, metrics: metrics)
+        } catch {
+            try? await postgres.close()
+            throw error
+        }
+    }
+
+    typealias StoredIdentities = (players: [(Int64, BeaconSecret)], locations: [(Int64, BeaconSecret)], since: Double?)
+
+    static func storedIdentities(_ db: any SQLSession) throws -> StoredIdentities {
+        func secrets(_ rows: [SQLRow]) throws -> [(Int64, BeaconSecret)] {
+            try rows.compactMap { row in
+                guard let bytes = try row.get(1, as: Data?.self), let secret = BeaconSecret(bytes: Array(bytes)) else { return nil }
+                return (try row.get(0, as: Int64.self), secret)
+            }
+        }
+        return (try secrets(db.fetchAll("SELECT id, beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL")),
+                try secrets(db.fetchAll("SELECT id, beaconSecret FROM location WHERE beaconSecret IS NOT NULL")),
+                try db.fetchValue(Double.self, "SELECT value FROM lobbySetting WHERE name = 'staticIdentitiesSince'"))
+    }
+
+    private init(
+        database: any SQLDatabase, sqlite: SQLiteDatabase?, checkpointer: WALCheckpointer?, identities stored: StoredIdentities,
+        configuration: LobbyConfiguration, clock: any LobbyClock, logger: Logger, metrics: any MetricsFactory
+    ) throws {
         let configuration = try configuration.validated()
         events = EventHub(bufferSize: configuration.liveEventBuffer)
-        database = try DatabasePool(path: path, configuration: databaseConfiguration)
-        try LobbyMigrations.migrator.migrate(database)
-        checkpointer = try WALCheckpointer(path: path, logger: logger, metrics: metrics) { [database] work in
-            database.asyncWriteWithoutTransaction { db in work(db) }
-        }
-        try database.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
+        self.database = database
+        self.sqlite = sqlite
+        self.checkpointer = checkpointer
         self.configuration = configuration
         fairPlay = FairPlayLedger(configuration)
         let cost = configuration.bcryptCost
@@ -75,39 +130,40 @@ public final class LobbyStore: Sendable {
             ($0.rawValue, Counter(label: "nearplay_lobby_presence_refused_total", dimensions: [("reason", $0.rawValue)], factory: metrics))
         })
         identities = IdentityDirectory(period: configuration.rotationPeriod)
-        let (players, locations, since) = try database.read { db in
-            (try Row.fetchAll(db, sql: "SELECT id, beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL"),
-             try Row.fetchAll(db, sql: "SELECT id, beaconSecret FROM location WHERE beaconSecret IS NOT NULL"),
-             try Double.fetchOne(db, sql: "SELECT value FROM lobbySetting WHERE name = 'staticIdentitiesSince'"))
-        }
-        func secrets(_ rows: [Row]) -> [(Int64, BeaconSecret)] {
-            rows.compactMap { row in (row["beaconSecret"] as Data?).flatMap { BeaconSecret(bytes: Array($0)) }.map { (row["id"], $0) } }
-        }
-        identities.load(players: secrets(players), locations: secrets(locations), now: clock.now())
-        staticIdentitiesUntil = since.flatMap { since in
+        identities.load(players: stored.players, locations: stored.locations, now: clock.now())
+        staticIdentitiesUntil = stored.since.flatMap { since in
             configuration.staticIdentityGrace > 0 ? Date(timeIntervalSince1970: since + configuration.staticIdentityGrace) : nil
         }
     }
 
-    /// Checkpoints the WAL and closes every connection. Call once, after the last request.
+    /// Closes every connection (on SQLite after checkpointing the WAL). Call once, after the last
+    /// request. On PostgreSQL the connections close as their threads finish what they run.
     public func close() throws {
-        try database.writeWithoutTransaction { [checkpointer] db in
+        guard let sqlite, let checkpointer else {
+            (database as? PostgresDatabase)?.beginClosing()
+            return
+        }
+        try sqlite.pool.writeWithoutTransaction { db in
             checkpointer.stop(removingHookFrom: db)
             _ = try db.checkpoint(.truncate)
         }
-        try database.close()
+        try sqlite.pool.close()
     }
 
     /// WAL checkpoints since the store opened: run beside the writer, short ones on the writer's
     /// queue between transactions, and inside a commit (only when the others fell behind).
-    public var checkpoints: (background: Int, finishing: Int, inCommit: Int) { checkpointer.checkpoints }
+    public var checkpoints: (background: Int, finishing: Int, inCommit: Int) { checkpointer?.checkpoints ?? (0, 0, 0) }
 
     /// Runs `body` in one write transaction, then publishes the events it recorded once committed.
     ///
-    /// The transaction runs on GRDB's writer queue while the calling task is suspended: a request
-    /// waiting for the single writer must not hold one of the few threads that serve HTTP (under
-    /// `lobby serve` those are NIO's event loops). Reads, which the writer never blocks in WAL
-    /// mode, run in place (``read(_:)``).
+    /// The transaction runs on the engine's own threads (GRDB's writer queue, or a PostgreSQL
+    /// worker) while the calling task is suspended: a request waiting for the database must not
+    /// hold one of the few threads that serve HTTP (under `lobby serve` those are NIO's event
+    /// loops). On SQLite, reads, which the writer never blocks in WAL mode, run in place
+    /// (``read(_:)``).
+    ///
+    /// On PostgreSQL the body may run again after a deadlock or serialization failure, so it keeps
+    /// its effects in the database and in the context until it returns.
     func write<T: Sendable>(_ body: @escaping @Sendable (inout WriteContext) throws -> T) async throws -> T {
         let now = clock.now()
         let timer = writeTimer
@@ -119,8 +175,8 @@ public final class LobbyStore: Sendable {
                 let started = ContinuousClock.now
                 defer { timer.record(since: started) }
                 for (player, at) in activity {
-                    try db.cached("UPDATE player SET activeAt = ? WHERE id = ? AND (activeAt IS NULL OR activeAt < ?)")
-                        .execute(arguments: [at.unixTime, player, at.unixTime])
+                    try db.execute("UPDATE player SET activeAt = ? WHERE id = ? AND (activeAt IS NULL OR activeAt < ?)",
+                                   at.unixTime, player, at.unixTime)
                 }
                 var context = WriteContext(db: db, now: now)
                 let value = try body(&context)
@@ -134,29 +190,34 @@ public final class LobbyStore: Sendable {
         return value
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession, Date) throws -> T) async throws -> T {
         let now = clock.now()
         let started = ContinuousClock.now
         defer { readTimer.record(since: started) }
-        return try readNow { db in try body(db, now) }
+        if let sqlite { return try readNow(sqlite) { db in try body(db, now) } }
+        return try await database.read { db in try body(db, now) }
     }
 
     // Synchronous GRDB access: in a synchronous function the blocking overload is the one chosen.
-    private func readNow<T>(_ value: (Database) throws -> T) throws -> T { try database.read(value) }
+    private func readNow<T>(_ sqlite: SQLiteDatabase, _ value: (any SQLSession) throws -> T) throws -> T {
+        try sqlite.pool.read { db in try SQLiteDatabase.translatingErrors { try value(SQLiteSession(db: db)) } }
+    }
 }
 
 /// What one write transaction sees: its connection, its single "now", and the events it recorded.
 struct WriteContext {
-    let db: Database
+    let db: any SQLSession
     let now: Date
     var events: [(playerId: Int64, event: LobbyEvent)] = []
 
     /// Stores an event for `playerId` in the feed, to be pushed once the transaction commits.
     mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
         let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
-        var row = EventRecord(id: nil, playerId: playerId, at: now, kind: kind.rawValue, payload: payload)
-        try row.insertRow(db)
-        events.append((playerId, LobbyEvent(cursor: row.id!, at: now, kind: kind, data: data)))
+        guard let cursor = try db.fetchValue(Int64.self, "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, ?) RETURNING id",
+                                             playerId, now.unixTime, kind.rawValue, payload) else {
+            throw SQLError.connection("the database stored an event without answering its id")
+        }
+        events.append((playerId, LobbyEvent(cursor: cursor, at: now, kind: kind, data: data)))
     }
 }
 

@@ -103,6 +103,9 @@ public final class PostgresDatabase: SQLDatabase {
     /// The advisory lock that migrations take ("Nearplay" in ASCII).
     static let migrationLockKey: Int64 = 0x4E65_6172_706C_6179
 
+    /// Takes no more work; each connection closes once its thread has finished the job it runs.
+    public func beginClosing() { queue.close() }
+
     public func close() async throws {
         queue.close()
         await withTaskGroup(of: Void.self) { group in
@@ -125,6 +128,13 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     // MARK: - Addresses
+
+    /// Whether `location` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than
+    /// a SQLite file.
+    public static func isURL(_ location: String) -> Bool {
+        let lowered = location.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
 
     static func configuration(from url: String) throws -> PostgresConnection.Configuration {
         guard let components = URLComponents(string: url), let scheme = components.scheme,

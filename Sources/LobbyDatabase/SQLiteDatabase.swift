@@ -50,7 +50,8 @@ public final class SQLiteDatabase: SQLDatabase {
 
     public func close() async throws { try pool.close() }
 
-    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body`, turning SQLite's constraint errors into ``SQLError/constraint(kind:message:)``.
+    public static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {

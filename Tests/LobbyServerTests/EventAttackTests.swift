@@ -47,8 +47,8 @@ import Testing
             let recent = Date().addingTimeInterval(-30)
             try await server.store.write { context in
                 for (at, kind) in [(old, LobbyEvent.Kind.invitationReceived), (recent, .invitationReceived), (recent, .peerReading)] {
-                    try context.db.execute(sql: "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, '{}')",
-                                           arguments: [bobId, at.unixTime, kind.rawValue])
+                    try context.db.execute("INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, '{}')",
+                                           bobId, at.unixTime, kind.rawValue)
                 }
             }
             try await server.store.pruneEvents()

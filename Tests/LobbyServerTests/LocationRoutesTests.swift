@@ -144,7 +144,7 @@ import Testing
     }
 
     private func isClosed(_ store: LobbyStore, _ id: Int64) async throws -> Bool {
-        try await store.database.read { db in
+        try await store.grdbPool.read { db in
             try String.fetchOne(db, sql: "SELECT state FROM tournament WHERE id = ?", arguments: [id]) == "closed"
         }
     }

@@ -50,8 +50,8 @@ import Testing
         #expect(try await granted(lobby, ids[1])["firstWin"] == nil)
         // Granting again in another transaction finds nothing new.
         let (store, now, alice) = (lobby.store, lobby.clock.now(), ids[0])
-        let recorded = try await store.database.write { db in
-            var context = WriteContext(db: db, now: now)
+        let recorded = try await store.grdbPool.write { db in
+            var context = WriteContext(db: db.sql, now: now)
             try store.grantAchievements(&context, player: alice, boards: [], gameId: nil, round: nil)
             return context.events.count
         }
@@ -74,7 +74,7 @@ import Testing
         }
         #expect(Set(last?.game.achievements?.map(\.achievement) ?? []) == ["games", "collector"])
         // The higher tiers come from the same counters: 49 games + 1 is the second tier.
-        try await lobby.store.database.write { [alice] db in
+        try await lobby.store.grdbPool.write { [alice] db in
             try db.execute(sql: "UPDATE playerTotals SET games = 49, losses = 49 - wins - draws WHERE playerId = ?", arguments: [alice])
         }
         let rival = try await lobby.player("rival11").id
@@ -120,8 +120,8 @@ import Testing
         let alice = try await lobby.player("alice").id
         let (store, now) = (lobby.store, lobby.clock.now())
         for _ in 0..<2 {
-            try await store.database.write { db in
-                var context = WriteContext(db: db, now: now)
+            try await store.grdbPool.write { db in
+                var context = WriteContext(db: db.sql, now: now)
                 try store.recordTournamentWin(&context, player: alice)
             }
         }

@@ -102,7 +102,7 @@ import Testing
             (ScoreRecord.databaseTableName, ScoreRecord.columns), (SessionRecord.databaseTableName, SessionRecord.columns),
             (UnlockRecord.databaseTableName, UnlockRecord.columns),
         ]
-        try lobby.store.database.read { db in
+        try lobby.store.grdbPool.read { db in
             for (table, columns) in tables {
                 let actual = try db.columns(in: table).map(\.name).joined(separator: ", ")
                 #expect(actual == columns, "table \(table)")
@@ -116,7 +116,7 @@ import Testing
         let ids = try await lobby.players("alice", "bob")
         try await lobby.see(ids[0], "bob")
         _ = try await lobby.store.invite(ids[0], usernames: ["bob"])
-        let (type, value) = try await lobby.store.database.read { db in
+        let (type, value) = try await lobby.store.grdbPool.read { db in
             try Row.fetchOne(db, sql: "SELECT typeof(createdAt), createdAt FROM game").map { ($0[0] as String, $0[1] as Double) }
         }!
         #expect(type == "real")

@@ -56,7 +56,7 @@ import Testing
         lobby.clock.advance(by: 30 * 60)
         lobby.store.noteActive(bob)
         try await lobby.store.expireInvitations()  // any write carries the activity along
-        let written = try await lobby.store.database.read { try Double.fetchOne($0, sql: "SELECT activeAt FROM player WHERE id = ?", arguments: [bob]) }
+        let written = try await lobby.store.grdbPool.read { try Double.fetchOne($0, sql: "SELECT activeAt FROM player WHERE id = ?", arguments: [bob]) }
         #expect(written == lobby.clock.now().timeIntervalSince1970)
     }
 
@@ -193,11 +193,11 @@ import Testing
         let path = folder.appendingPathComponent("lobby.sqlite").path
         try Self.makeDatabaseBeforeIssue21(at: path)
         let store = try LobbyStore(path: path, configuration: LobbyConfiguration(bcryptCost: 4))
-        let rows = try await store.database.read { try Row.fetchAll($0, sql: "SELECT id, beaconMajor, beaconMinor FROM player ORDER BY id") }
+        let rows = try await store.grdbPool.read { try Row.fetchAll($0, sql: "SELECT id, beaconMajor, beaconMinor FROM player ORDER BY id") }
         #expect(rows.count == 3)
         #expect(rows.allSatisfy { ($0["beaconMajor"] as Int) >= 1 })
         #expect(!(rows.map { $0["beaconMajor"] as Int } == [1, 1, 1] && rows.map { $0["beaconMinor"] as Int } == [0, 1, 2]))
-        let references = try await store.database.read { db in
+        let references = try await store.grdbPool.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM encounter WHERE observerId = 1 AND seenId = 2"),
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block WHERE blockerId = 3 AND blockedId = 1"),
              try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count)

@@ -26,15 +26,15 @@ import Testing
         try v1.close()
 
         let store = try LobbyStore(path: path)
-        let rounds = try store.database.read { db in try Query.rounds(db, game: 1) }
+        let rounds = try store.grdbPool.read { db in try Query.rounds(db, game: 1) }
         #expect(rounds.map(\.minigame) == ["shaker", "statue", "screamer", "quickdraw"])
         #expect(rounds.map(\.duration) == [10, 10, 5, 8])
         // v8 hides Quickdraw's signal from the plan until it is revealed.
         #expect(rounds.allSatisfy { $0.signalTime == nil })
-        let delays = try store.database.read { db in try Double?.fetchAll(db, sql: "SELECT signalDelay FROM round WHERE gameId = 1 ORDER BY n") }
+        let delays = try store.grdbPool.read { db in try Double?.fetchAll(db, sql: "SELECT signalDelay FROM round WHERE gameId = 1 ORDER BY n") }
         #expect(delays.prefix(3).allSatisfy { $0 == nil })
         #expect((2.0...5.0).contains(try #require(delays[3])))
-        let (danglingKeys, score) = try store.database.read { db in
+        let (danglingKeys, score) = try store.grdbPool.read { db in
             (try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count, try Int.fetchOne(db, sql: "SELECT score FROM score WHERE gameId = 1 AND n = 1"))
         }
         #expect(danglingKeys == 0)

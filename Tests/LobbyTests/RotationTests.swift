@@ -12,7 +12,7 @@ import Testing
     }
 
     func id(_ lobby: TestLobby, _ username: String) async throws -> Int64 {
-        try #require(try await lobby.store.database.read { try Query.player($0, username: username) }?.id)
+        try #require(try await lobby.store.grdbPool.read { try Query.player($0, username: username) }?.id)
     }
 
     @Test func aPlayersIdentityChangesEveryPeriodAndResolvesAcrossOneBoundaryOnly() async throws {
@@ -54,7 +54,7 @@ import Testing
         let lobby = try TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
-        let row = try #require(try await lobby.store.database.read { try Row.fetchOne($0, sql: "SELECT beaconMajor, beaconMinor FROM player WHERE id = ?", arguments: [bob]) })
+        let row = try #require(try await lobby.store.grdbPool.read { try Row.fetchOne($0, sql: "SELECT beaconMajor, beaconMinor FROM player WHERE id = ?", arguments: [bob]) })
         let uuid = lobby.store.configuration.deploymentUUID
         let (major, minor): (Int, Int) = (row[0], row[1])
         lobby.store.noteActive(bob)
@@ -63,7 +63,7 @@ import Testing
 
         // A deployment that upgraded an hour ago, with a day's grace: they resolve until it ends.
         let since = lobby.clock.now().addingTimeInterval(-3600).timeIntervalSince1970
-        try await lobby.store.database.write { db in
+        try await lobby.store.grdbPool.write { db in
             try db.execute(sql: "INSERT INTO lobbySetting (name, value) VALUES ('staticIdentitiesSince', ?)", arguments: [since])
         }
         var configuration = lobby.store.configuration
@@ -100,7 +100,7 @@ import Testing
         let period = lobby.store.configuration.rotationPeriod.index(at: lobby.clock.now())
         let (first, second) = Self.collidingSecrets(period: period)
         for (id, secret) in [(bob, first), (carol, second)] {
-            try await lobby.store.database.write { db in
+            try await lobby.store.grdbPool.write { db in
                 try db.execute(sql: "UPDATE player SET beaconSecret = ? WHERE id = ?", arguments: [Data(secret.bytes), id])
             }
             lobby.store.identities.add(.player, id, secret: secret)
@@ -116,7 +116,7 @@ import Testing
                 "neither is recorded on a guess")
         // Alice met bob before: the one she met is the one she hears.
         let before = lobby.clock.now().addingTimeInterval(-7200).timeIntervalSince1970
-        try await lobby.store.database.write { db in
+        try await lobby.store.grdbPool.write { db in
             try db.execute(sql: "INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, 1)",
                            arguments: [alice, bob, before])
         }
@@ -177,8 +177,8 @@ import Testing
         #expect(other?.kind == .notFound)
         #expect(try await lobby.store.beaconKey(owner).secret != (try await lobby.store.beaconKey(stranger)).secret)
         // A player from before rotation has no secret until it signs in.
-        try await lobby.store.database.write { db in try db.execute(sql: "UPDATE player SET beaconSecret = NULL WHERE id = ?", arguments: [stranger]) }
+        try await lobby.store.grdbPool.write { db in try db.execute(sql: "UPDATE player SET beaconSecret = NULL WHERE id = ?", arguments: [stranger]) }
         _ = try await lobby.store.logIn(username: "stranger", password: "password-123")
-        #expect(try await lobby.store.database.read { try Data.fetchOne($0, sql: "SELECT beaconSecret FROM player WHERE id = ?", arguments: [stranger]) }?.count == 32)
+        #expect(try await lobby.store.grdbPool.read { try Data.fetchOne($0, sql: "SELECT beaconSecret FROM player WHERE id = ?", arguments: [stranger]) }?.count == 32)
     }
 }

@@ -31,6 +31,6 @@ extension TestLobby {
 
     /// Rows of `table` in the store.
     func count(_ table: String, _ filter: String = "1", _ arguments: StatementArguments = []) throws -> Int {
-        try store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(filter)", arguments: arguments) ?? 0 }
+        try store.grdbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(filter)", arguments: arguments) ?? 0 }
     }
 }

@@ -79,7 +79,7 @@ import Testing
         var ids: [String: Int64] = [:]
         for (name, _) in points { ids[name] = try await lobby.player(name).id }
         let rows = points.map { (ids[$0.0]!, $0.1) }
-        try await lobby.store.database.write { db in
+        try await lobby.store.grdbPool.write { db in
             for (id, value) in rows {
                 // In two steps, so the tally is kept through an update as well as an insert.
                 try board.add(db.sql, player: id, points: value - 1)
@@ -215,7 +215,7 @@ import Testing
         let week = LocalCalendar.day(fromText: "2027-01-18")!
         let store = lobby.store
         let players = ids
-        try await store.database.write { db in
+        try await store.grdbPool.write { db in
             // Points 100, 90, …, 10: player1 and player2 go up, player9 and player10 would go down (tier 1 floors them).
             for (index, id) in players.enumerated() {
                 try store.addLeaguePoints(db.sql, player: id, week: week, points: 100 - 10 * index)
@@ -228,18 +228,18 @@ import Testing
         #expect(board.participants == 10)
 
         let next = week + 7
-        let tiers = try await store.database.write { db in
+        let tiers = try await store.grdbPool.write { db in
             for (index, id) in players[0..<2].enumerated() { try store.addLeaguePoints(db.sql, player: id, week: next, points: [30, 10][index]) }
             return try players.map { try store.tier(db.sql, player: $0, week: next) }
         }
         #expect(tiers == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1])
         // In Silver the two of them are a group of two: the winner goes up, the other down.
-        let third = try await store.database.read { db in
+        let third = try await store.grdbPool.read { db in
             try players[0..<2].map { try store.tier(db.sql, player: $0, week: next + 7) }
         }
         #expect(third == [3, 1])
         // Skipping a week costs a tier more: player1 would be Gold after its win, Silver after a missed week.
-        let skipped = try await store.database.read { db in try store.tier(db.sql, player: players[0], week: next + 14) }
+        let skipped = try await store.grdbPool.read { db in try store.tier(db.sql, player: players[0], week: next + 14) }
         #expect(skipped == 2)
     }
 
@@ -250,13 +250,13 @@ import Testing
         let week = LocalCalendar.day(fromText: "2027-01-18")!
         let store = lobby.store
         let players = ids
-        let groups = try await store.database.write { db in
+        let groups = try await store.grdbPool.write { db in
             for id in players { try store.addLeaguePoints(db.sql, player: id, week: week, points: 3) }
             try store.addLeaguePoints(db.sql, player: players[0], week: week, points: 4)
             return try Int.fetchAll(db, sql: "SELECT groupNumber FROM league WHERE week = ? ORDER BY playerId", arguments: [week])
         }
         #expect(groups == Array(repeating: 1, count: 20) + [2])
-        let points = try await store.database.read { db in
+        let points = try await store.grdbPool.read { db in
             try Int.fetchOne(db, sql: "SELECT points FROM league WHERE week = ? AND playerId = ?", arguments: [week, players[0]])
         }
         #expect(points == 7)

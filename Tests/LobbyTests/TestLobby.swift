@@ -32,8 +32,8 @@ final class TestLobby {
     /// signal it keeps hidden until revealed), that scores exactly `score` under `calibration`
     /// (a Statue round of 10 s when the game has no such round).
     func recording(game: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) throws -> RoundRecording {
-        let round = try store.database.read { db in try Query.round(db, game: game, n: n) }
-        let signal = try store.database.read { db in
+        let round = try store.grdbPool.read { db in try Query.round(db, game: game, n: n) }
+        let signal = try store.grdbPool.read { db in
             try Double.fetchOne(db, sql: "SELECT signalDelay FROM round WHERE gameId = ? AND n = ?", arguments: [game, n])
         }
         let recording = SyntheticRecording.scoring(
@@ -45,7 +45,7 @@ final class TestLobby {
     /// as an agent plays it: the signal revealed, the clock moved on by the round's length.
     @discardableResult
     func submit(_ player: Int64, game: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
-        if try await store.database.read({ db in try Query.round(db, game: game, n: n) })?.minigame == "quickdraw" {
+        if try await store.grdbPool.read({ db in try Query.round(db, game: game, n: n) })?.minigame == "quickdraw" {
             _ = try await store.revealSignal(player, game: game, round: n)
             clock.advance(by: Quickdraw().duration)
         }
@@ -72,7 +72,7 @@ final class TestLobby {
     /// `observer` reports seeing `seen` now; `seen`'s agent, advertising, is on the air.
     func see(_ observer: Int64, _ seenName: String) async throws {
         let seen = try await beacon(of: seenName)
-        if let id = try await store.database.read({ try Int64.fetchOne($0, sql: "SELECT id FROM player WHERE username = ?", arguments: [seenName]) }) {
+        if let id = try await store.grdbPool.read({ try Int64.fetchOne($0, sql: "SELECT id FROM player WHERE username = ?", arguments: [seenName]) }) {
             store.noteActive(id)
         }
         _ = try await store.recordEncounters(reporter: observer, [
@@ -82,7 +82,7 @@ final class TestLobby {
 
     /// The identity `username`'s agent advertises now (it rotates every period).
     func beacon(of username: String) async throws -> PlayerBeacon {
-        let record = try #require(try await store.database.read { try Query.player($0, username: username) })
+        let record = try #require(try await store.grdbPool.read { try Query.player($0, username: username) })
         return store.currentBeacon(record, at: clock.now())
     }
 

@@ -9,7 +9,7 @@ extension TestLobby {
     /// `player` reports seeing the location's beacon now, which its device (on the air) told the
     /// lobby it advertises.
     func see(_ player: Int64, location: Location) async throws {
-        let owner = try #require(try await store.database.read {
+        let owner = try #require(try await store.grdbPool.read {
             try Int64.fetchOne($0, sql: "SELECT ownerId FROM location WHERE id = ?", arguments: [location.id])
         })
         try await store.markOnAir(owner, location: location.id)

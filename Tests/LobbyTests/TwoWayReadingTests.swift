@@ -29,7 +29,7 @@ import Testing
         #expect(event.data.rssiVariance == 0.8)
         // The reporter hears nothing of its own reading.
         #expect(try await lobby.store.events(alice, after: 0).allSatisfy { $0.kind != .peerReading })
-        let stored = try await lobby.store.database.read { db in
+        let stored = try await lobby.store.grdbPool.read { db in
             try Row.fetchOne(db, sql: "SELECT rssi, measuredPower, rssiVariance FROM encounter WHERE observerId = ? AND seenId = ?",
                              arguments: [alice, bob])
         }

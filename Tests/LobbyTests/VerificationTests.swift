@@ -179,7 +179,7 @@ import Testing
         #expect(!afterRestart.created)
         #expect(afterRestart.invitation.id == first.invitation.id)
         #expect(afterRestart.invitation.excluded == [ExcludedInvitee(username: "ghost", reason: .unknownPlayer)])
-        #expect(try await reopened.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM game") } == 1)
+        #expect(try await reopened.grdbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM game") } == 1)
         #expect(try await reopened.events(bob, after: 0).count == 1)
     }
 
@@ -215,7 +215,7 @@ import Testing
         #expect(try await lobby.store.recordEncounters(reporter: alice, later, key: "r1") == first)
         let reopened = try LobbyStore(path: lobby.path, configuration: lobby.store.configuration, clock: lobby.clock)
         #expect(try await reopened.recordEncounters(reporter: alice, later, key: "r1") == first)
-        let row = try await reopened.database.read { db in try Row.fetchOne(db, sql: "SELECT lastSeenAt, distance FROM encounter") }
+        let row = try await reopened.grdbPool.read { db in try Row.fetchOne(db, sql: "SELECT lastSeenAt, distance FROM encounter") }
         #expect(row?["lastSeenAt"] == seenAt.timeIntervalSince1970)
         #expect(row?["distance"] == 1.5)
         // Keys are forgotten after their lifetime.
@@ -224,7 +224,7 @@ import Testing
         // (Bob's identity has rotated since: the one he advertises now.)
         let current = try await lobby.beacon(of: "bob")
         let now = [EncounterSighting(uuid: current.uuid, major: current.major, minor: current.minor, distance: 9, at: lobby.clock.now())]
-        reopened.noteActive(try #require(try await lobby.store.database.read { try Query.player($0, username: "bob") }?.id))
+        reopened.noteActive(try #require(try await lobby.store.grdbPool.read { try Query.player($0, username: "bob") }?.id))
         #expect(try await reopened.recordEncounters(reporter: alice, now, key: "r1") == EncounterReceipt(recorded: 1, ignored: 0))
     }
 

@@ -33,7 +33,7 @@ public struct HistorySeeder: Sendable {
         let hash = Bcrypt.hash("seeded-password", cost: 4)
         let calendars = Self.zones.map { $0.flatMap(LocalCalendar.init(identifier:)) ?? .utc }
         return try await store.write { context in
-            let db = context.db
+            let db = context.db.grdb
             let now = context.now
             var random = SplitMix64(seed: seed)
             // Millions of rows land at random places in their B-trees: keep them in memory meanwhile.

@@ -68,7 +68,7 @@ public struct LobbySeeder: Sendable {
             throw LobbyError(.conflict, "noRecordings", "No Screamer recording could be made for the seeded scores.")
         }
         let (plan, secrets) = try await store.write { context in
-            let db = context.db
+            let db = context.db.grdb
             var plan = Plan()
             var secrets: [(Int64, BeaconSecret)] = []
             plan.recordings = recordings

@@ -40,3 +40,18 @@ extension SQLRow {
 
 extension GameState: SQLValueConvertible {}
 extension InvitationResponse: SQLValueConvertible {}
+
+extension LobbyStore {
+    /// ``read(_:)`` for a body that has not moved yet: it gets the GRDB connection.
+    func readGRDB<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
+        try await read { db, now in try body(db.grdb, now) }
+    }
+}
+
+extension LobbyStore {
+    /// The GRDB pool of a SQLite store, for tests and tools that have not moved yet.
+    var grdbPool: DatabasePool {
+        guard let sqlite else { preconditionFailure("GRDB was asked for on PostgreSQL: this caller still needs moving onto LobbyDatabase") }
+        return sqlite.pool
+    }
+}

@@ -1,9 +1,13 @@
 import GRDB
+import LobbyDatabase
 
 /// The schema. Migrations are frozen once shipped: change the schema by adding one. Constraints live
 /// here, not only in Swift, so that no code path can break them. Times are REAL seconds since 1970
 /// (see SQLTime.swift).
 enum LobbyMigrations {
+    /// PostgreSQL's schema, one migration equal to all of SQLite's below (``PostgresSchema``).
+    static var postgres: [SQLMigration] { PostgresSchema.migrations }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: players, sessions, encounters, games, rewards, events") { db in
