@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `encounter`: the latest time `observerId` reported seeing `seenId`.
-struct EncounterRecord: FetchableRecord, PersistableRecord {
+struct EncounterRecord: FetchableRecord, PersistableRecord, SQLRecord {
     static let databaseTableName = "encounter"
     var observerId: Int64
     var seenId: Int64
@@ -28,6 +29,28 @@ extension EncounterRecord {
         rssi = row[4]
         measuredPower = row[5]
         rssiVariance = row[6]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        observerId = try row.get(0)
+        seenId = try row.get(1)
+        lastSeenAt = try row.get(2)
+        distance = try row.get(3)
+        rssi = try row.get(4)
+        measuredPower = try row.get(5)
+        rssiVariance = try row.get(6)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            observerId.sqlValue,
+            seenId.sqlValue,
+            lastSeenAt.unixTime.sqlValue,
+            distance.sqlValue,
+            rssi.sqlValue,
+            measuredPower.sqlValue,
+            rssiVariance.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

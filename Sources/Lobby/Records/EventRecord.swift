@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `event`: something to tell one player. Its id is the feed cursor.
-struct EventRecord: FetchableRecord, MutablePersistableRecord {
+struct EventRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
     static let databaseTableName = "event"
     var id: Int64?
     var playerId: Int64
@@ -24,6 +25,24 @@ extension EventRecord {
         at = try row.requiredDate(atIndex: 2, "at")
         kind = row[3]
         payload = row[4]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        id = try row.get(0)
+        playerId = try row.get(1)
+        at = try row.get(2)
+        kind = try row.get(3)
+        payload = try row.get(4)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            id.sqlValue,
+            playerId.sqlValue,
+            at.unixTime.sqlValue,
+            kind.sqlValue,
+            payload.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `game`. A game starts `pending` as an invitation (the two share their id), becomes
 /// `open` once every invitee answered or the invitation expired with somebody accepting, and ends
 /// `finished` (evaluated) or `cancelled` (nobody accepted).
-struct GameRecord: FetchableRecord, MutablePersistableRecord {
+struct GameRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
     static let databaseTableName = "game"
     var id: Int64?
     var inviterId: Int64
@@ -32,6 +33,30 @@ extension GameRecord {
         openedAt = row.date(atIndex: 5)
         finishedAt = row.date(atIndex: 6)
         winnerId = row[7]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        id = try row.get(0)
+        inviterId = try row.get(1)
+        state = try row.get(2)
+        createdAt = try row.get(3)
+        expiresAt = try row.get(4)
+        openedAt = try row.get(5)
+        finishedAt = try row.get(6)
+        winnerId = try row.get(7)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            id.sqlValue,
+            inviterId.sqlValue,
+            state.sqlValue,
+            createdAt.unixTime.sqlValue,
+            expiresAt.unixTime.sqlValue,
+            openedAt.sqlValue,
+            finishedAt.sqlValue,
+            winnerId.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `photo`: one profile photo per player, kept apart so player rows stay small.
-struct PhotoRecord: FetchableRecord, PersistableRecord {
+struct PhotoRecord: FetchableRecord, PersistableRecord, SQLRecord {
     static let databaseTableName = "photo"
     var playerId: Int64
     var contentType: String
@@ -18,6 +19,20 @@ extension PhotoRecord {
         playerId = row[0]
         contentType = row[1]
         bytes = row[2]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        playerId = try row.get(0)
+        contentType = try row.get(1)
+        bytes = try row.get(2)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            playerId.sqlValue,
+            contentType.sqlValue,
+            bytes.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

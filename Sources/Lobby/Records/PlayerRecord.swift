@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `player`. After deletion the personal columns are NULL and `deletedAt` is set; the row
 /// stays so games and rounds keep a reference.
-struct PlayerRecord: FetchableRecord, MutablePersistableRecord {
+struct PlayerRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
     static let databaseTableName = "player"
     var id: Int64?
     var username: String?
@@ -49,6 +50,42 @@ extension PlayerRecord {
         usernameSkeleton = row[11]
         activeAt = row.date(atIndex: 12)
         beaconSecret = row[13]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        id = try row.get(0)
+        username = try row.get(1)
+        firstName = try row.get(2)
+        lastName = try row.get(3)
+        email = try row.get(4)
+        passwordHash = try row.get(5)
+        beaconMajor = try row.get(6)
+        beaconMinor = try row.get(7)
+        photoVersion = try row.get(8)
+        createdAt = try row.get(9)
+        deletedAt = try row.get(10)
+        usernameSkeleton = try row.get(11)
+        activeAt = try row.get(12)
+        beaconSecret = try row.get(13)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            id.sqlValue,
+            username.sqlValue,
+            firstName.sqlValue,
+            lastName.sqlValue,
+            email.sqlValue,
+            passwordHash.sqlValue,
+            beaconMajor.sqlValue,
+            beaconMinor.sqlValue,
+            photoVersion.sqlValue,
+            createdAt.unixTime.sqlValue,
+            deletedAt.sqlValue,
+            usernameSkeleton.sqlValue,
+            activeAt.sqlValue,
+            beaconSecret.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

@@ -1,9 +1,10 @@
 import GRDB
+import LobbyDatabase
 
 /// A row of `round`: round `n` (from 1) of a game, the minigame everyone plays in it (a
 /// ``Minigames/MinigameCatalog`` name) and the plan the lobby drew for it: how long it lasts and,
 /// for Quickdraw, when the signal comes. Agents play exactly this plan; scores are verified on it.
-struct RoundRecord: FetchableRecord, PersistableRecord {
+struct RoundRecord: FetchableRecord, PersistableRecord, SQLRecord {
     static let databaseTableName = "round"
     var gameId: Int64
     var n: Int
@@ -29,6 +30,26 @@ extension RoundRecord {
         duration = row[3]
         signalTime = row[4]
         signalDelay = row[5]
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        gameId = try row.get(0)
+        n = try row.get(1)
+        minigame = try row.get(2)
+        duration = try row.get(3)
+        signalTime = try row.get(4)
+        signalDelay = try row.get(5)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            gameId.sqlValue,
+            n.sqlValue,
+            minigame.sqlValue,
+            duration.sqlValue,
+            signalTime.sqlValue,
+            signalDelay.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `score`: one player's one score in one round, with the client's idempotency key.
-struct ScoreRecord: FetchableRecord, PersistableRecord {
+struct ScoreRecord: FetchableRecord, PersistableRecord, SQLRecord {
     static let databaseTableName = "score"
     var gameId: Int64
     var n: Int
@@ -24,6 +25,26 @@ extension ScoreRecord {
         score = row[3]
         key = row[4]
         submittedAt = try row.requiredDate(atIndex: 5, "submittedAt")
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        gameId = try row.get(0)
+        n = try row.get(1)
+        playerId = try row.get(2)
+        score = try row.get(3)
+        key = try row.get(4)
+        submittedAt = try row.get(5)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            gameId.sqlValue,
+            n.sqlValue,
+            playerId.sqlValue,
+            score.sqlValue,
+            key.sqlValue,
+            submittedAt.unixTime.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

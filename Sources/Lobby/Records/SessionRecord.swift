@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `session`: a bearer token, stored as its SHA-256 digest only.
-struct SessionRecord: FetchableRecord, MutablePersistableRecord {
+struct SessionRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
     static let databaseTableName = "session"
     var id: Int64?
     var playerId: Int64
@@ -24,6 +25,24 @@ extension SessionRecord {
         tokenHash = row[2]
         createdAt = try row.requiredDate(atIndex: 3, "createdAt")
         expiresAt = try row.requiredDate(atIndex: 4, "expiresAt")
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        id = try row.get(0)
+        playerId = try row.get(1)
+        tokenHash = try row.get(2)
+        createdAt = try row.get(3)
+        expiresAt = try row.get(4)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            id.sqlValue,
+            playerId.sqlValue,
+            tokenHash.sqlValue,
+            createdAt.unixTime.sqlValue,
+            expiresAt.unixTime.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {

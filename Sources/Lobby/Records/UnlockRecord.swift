@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// A row of `unlock`: `ownerId` has unlocked `unlockedId`. Persistent unlocks survive a lost
 /// two-player game; the others can be taken away.
-struct UnlockRecord: FetchableRecord, PersistableRecord {
+struct UnlockRecord: FetchableRecord, PersistableRecord, SQLRecord {
     static let databaseTableName = "unlock"
     var ownerId: Int64
     var unlockedId: Int64
@@ -21,6 +22,22 @@ extension UnlockRecord {
         unlockedId = row[1]
         persistent = row[2]
         since = try row.requiredDate(atIndex: 3, "since")
+    }
+
+    init(sqlRow row: SQLRow) throws {
+        ownerId = try row.get(0)
+        unlockedId = try row.get(1)
+        persistent = try row.get(2)
+        since = try row.get(3)
+    }
+
+    var sqlValues: [SQLValue] {
+        [
+            ownerId.sqlValue,
+            unlockedId.sqlValue,
+            persistent.sqlValue,
+            since.unixTime.sqlValue,
+        ]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
