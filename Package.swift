@@ -177,7 +177,7 @@ let package = Package(
         .target(
             name: "LobbyServer",
             dependencies: [
-                "Lobby",
+                "Lobby", "LobbyDatabase",
                 "Minigames", "SensorSamples",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "LobbyServerTests",
             dependencies: [
-                "BusTestSupport",
+                "BusTestSupport", "DatabaseTestSupport",
                 "BeaconKeys",
                 "Lobby",
                 "LobbyServer",
@@ -247,7 +247,7 @@ let package = Package(
         .executableTarget(
             name: "NearplayLobby",
             dependencies: [
-                "Lobby", "LobbyServer", "Minigames", "BeaconKeys",
+                "Lobby", "LobbyDatabase", "LobbyServer", "Minigames", "BeaconKeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

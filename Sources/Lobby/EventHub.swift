@@ -34,6 +34,24 @@ public final class EventHub: @unchecked Sendable {
         return EventSubscription(stream: stream, overflow: overflow)
     }
 
+    /// Whether `playerId` has a live subscription here.
+    func hasSubscribers(_ playerId: Int64) -> Bool { lock.withLock { subscribers[playerId]?.isEmpty == false } }
+
+    /// Tells every subscriber that events may have passed it by (the instance lost word of what
+    /// others committed for a while): each marks an overflow and gets ``resynchronizing``, an event
+    /// with cursor 0 that it never sends but that makes it read the feed after its last cursor.
+    func resynchronize() {
+        let all = lock.withLock { subscribers.values.flatMap(\.values) }
+        for subscriber in all {
+            subscriber.overflow.set()
+            subscriber.continuation.yield(Self.resynchronizing)
+        }
+    }
+
+    /// The marker ``resynchronize()`` sends: cursor 0 comes before every event, so no subscriber
+    /// passes it on.
+    static let resynchronizing = LobbyEvent(cursor: 0, at: Date(timeIntervalSince1970: 0), kind: .invitationReceived, data: EventData())
+
     /// Live subscriptions open now (the WebSocket clients).
     public var subscriberCount: Int { lock.withLock { subscribers.values.reduce(0) { $0 + $1.count } } }
 

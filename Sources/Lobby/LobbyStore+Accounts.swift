@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import GRDB
 import HummingbirdBcrypt
+import LobbyDatabase
 
 extension LobbyStore {
     /// Registers a player with the secret its rotating beacon identity is derived from
@@ -20,18 +21,25 @@ extension LobbyStore {
         // Its rotating identity's secret (``RotatingIdentity``); the static pair is what it
         // advertised before identities rotated, kept unique for the migration window.
         let secret = BeaconSecret.random()
+        let skeleton = UsernameSkeleton.of(username)
         let (player, id) = try await write { context in
-            let db = context.db.grdb
-            if try PlayerRecord.filter(Column("username") == username).fetchCount(db) > 0 {
+            let db = context.db
+            // Two registrations of one username, or of two that look alike, would both pass the
+            // checks below on PostgreSQL (no row exists yet to lock), so each takes a
+            // transaction-scoped advisory lock on the username's skeleton first: look-alikes and
+            // usernames differing only in case share it. SQLite's one writer needs none.
+            if db.dialect == .postgres {
+                try db.execute("SELECT pg_advisory_xact_lock(?)", PostgresDatabaseKeys.key("username-skeleton:" + skeleton))
+            }
+            if try db.fetchValue(Int.self, "SELECT COUNT(*) FROM player WHERE \(db.caseless("username"))", username) ?? 0 > 0 {
                 throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
             }
             // One that looks like a player's (aIice beside alice), or like a player's deleted
             // within the reservation, would pass for that player.
-            let skeleton = UsernameSkeleton.of(username)
             let reservedSince = context.now.addingTimeInterval(-self.configuration.usernameReservation).unixTime
-            if try Bool.fetchOne(db.cached("""
+            if try db.fetchValue(Bool.self, """
                 SELECT EXISTS (SELECT 1 FROM player WHERE usernameSkeleton = ? AND (deletedAt IS NULL OR deletedAt > ?))
-                """), arguments: [skeleton, reservedSince]) ?? false {
+                """, skeleton, reservedSince) ?? false {
                 throw LobbyError(.conflict, "usernameTaken",
                                  "The username \(username) is taken or looks like one that is (I, l and 1 or O and 0 read alike): choose another one.")
             }
@@ -45,7 +53,7 @@ extension LobbyStore {
                 passwordHash: hash, beaconMajor: identity.major, beaconMinor: identity.minor, photoVersion: 0,
                 createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now,
                 beaconSecret: Data(secret.bytes))
-            try record.insert(db)
+            try record.insertNumbered(db)
             return (self.playerView(record), record.id!)
         }
         identities.add(.player, id, secret: secret)
@@ -58,12 +66,12 @@ extension LobbyStore {
     /// lobby counts guesses (``LobbyConfiguration/identityGuessesPerHour``). Nil after 64 draws
     /// that were all taken (a deployment that full has far more players than an identity space
     /// of 2^32 serves well).
-    static func freeBeaconIdentity(_ db: Database) throws -> (major: Int, minor: Int)? {
+    static func freeBeaconIdentity(_ db: any SQLSession) throws -> (major: Int, minor: Int)? {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<64 {
             let major = Int.random(in: 1...65535, using: &generator), minor = Int.random(in: 0...65535, using: &generator)
-            let taken = try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM player WHERE beaconMajor = ? AND beaconMinor = ?)"),
-                                          arguments: [major, minor]) ?? true
+            let taken = try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM player WHERE beaconMajor = ? AND beaconMinor = ?)",
+                                          major, minor) ?? true
             if !taken { return (major, minor) }
         }
         return nil
@@ -71,7 +79,7 @@ extension LobbyStore {
 
     /// Checks a username and password and opens a session.
     public func logIn(username: String, password: String) async throws -> SessionToken {
-        let record = try await readGRDB { db, _ in
+        let record = try await read { db, _ in
             try Query.player(db, username: username)
         }
         guard let record, let hash = record.passwordHash else {
@@ -96,7 +104,7 @@ extension LobbyStore {
             var session = SessionRecord(
                 id: nil, playerId: record.id!, tokenHash: Self.tokenHash(token), createdAt: context.now,
                 expiresAt: expiresAt)
-            try session.insert(context.db.grdb)
+            try session.insertNumbered(context.db)
             self.noteActive(record.id!)
             return SessionToken(token: token, expiresAt: expiresAt)
         }
@@ -109,10 +117,9 @@ extension LobbyStore {
             noteActive(id)
             return id
         }
-        let session = try await readGRDB { db, now -> (id: Int64, expiresAt: Date)? in
-            try Row.fetchOne(
-                db.cached("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?"), arguments: [hash, now.unixTime]
-            ).map { ($0["playerId"], $0["expiresAt"]) }
+        let session = try await read { db, now -> (id: Int64, expiresAt: Date)? in
+            try db.fetchOne("SELECT playerId, expiresAt FROM session WHERE tokenHash = ? AND expiresAt > ?", hash, now.unixTime)
+                .map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Date.self)) }
         }
         guard let session else { throw LobbyError.badToken }
         sessions.remember(hash, player: session.id, until: session.expiresAt)
@@ -124,14 +131,14 @@ extension LobbyStore {
     public func logOut(token: String) async throws {
         let hash = Self.tokenHash(token)
         try await write { context in
-            _ = try SessionRecord.filter(Column("tokenHash") == hash).deleteAll(context.db.grdb)
+            try context.db.execute("DELETE FROM session WHERE tokenHash = ?", hash)
         }
         sessions.forget(hash)
     }
 
     /// The player's own view of itself.
     public func player(_ playerId: Int64) async throws -> Player {
-        try await readGRDB { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
+        try await read { db, _ in try self.playerView(self.livePlayer(db, id: playerId)) }
     }
 
     /// Changes names; username and e-mail never change, the password changes with
@@ -140,10 +147,14 @@ extension LobbyStore {
         let firstName = try changes.firstName.map { try Validation.name($0, field: "firstName") }
         let lastName = try changes.lastName.map { try Validation.name($0, field: "lastName") }
         return try await write { context in
-            var record = try self.livePlayer(context.db.grdb, id: playerId)
+            let db = context.db
+            // The answer is the row as this change leaves it: a deletion or another change of
+            // the player's must not slip in between the read and the update.
+            try db.lock("player", ids: [playerId])
+            var record = try self.livePlayer(db, id: playerId)
             if let firstName { record.firstName = firstName }
             if let lastName { record.lastName = lastName }
-            try record.update(context.db.grdb)
+            try db.execute("UPDATE player SET firstName = ?, lastName = ? WHERE id = ?", record.firstName, record.lastName, playerId)
             return self.playerView(record)
         }
     }
@@ -154,7 +165,7 @@ extension LobbyStore {
     /// first succeeds (the others find their session gone). Sign in again with the new password.
     public func changePassword(_ playerId: Int64, current: String, new: String, session token: String) async throws {
         let password = try Validation.password(new)
-        let stored = try await readGRDB { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
+        let stored = try await read { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
         guard let stored, await offload({ Bcrypt.verify(current, hash: stored) }) else {
             throw LobbyError(.forbidden, "wrongCurrentPassword",
                              "currentPassword is not your password: send the one you sign in with now.")
@@ -163,14 +174,16 @@ extension LobbyStore {
         let hash = await offload { Bcrypt.hash(password, cost: cost) }
         let sessionHash = Self.tokenHash(token)
         try await write { context in
-            let db = context.db.grdb
-            guard try SessionRecord.filter(Column("tokenHash") == sessionHash).fetchCount(db) > 0 else {
+            let db = context.db
+            // Of changes racing on one token only the first may succeed: each waits here for the
+            // one before to commit, and then finds its session gone.
+            try db.lock("player", ids: [playerId])
+            guard try db.fetchValue(Int.self, "SELECT COUNT(*) FROM session WHERE tokenHash = ?", sessionHash) ?? 0 > 0 else {
                 throw LobbyError.badToken
             }
-            var record = try self.livePlayer(db, id: playerId)
-            record.passwordHash = hash
-            try record.update(db)
-            try SessionRecord.filter(Column("playerId") == playerId).deleteAll(db)
+            _ = try self.livePlayer(db, id: playerId)
+            try db.execute("UPDATE player SET passwordHash = ? WHERE id = ?", hash, playerId)
+            try db.execute("DELETE FROM session WHERE playerId = ?", playerId)
         }
         // Cached sessions go with the ones deleted in the transaction.
         sessions.forget(player: playerId)
@@ -188,10 +201,16 @@ extension LobbyStore {
                 "The photo is neither a JPEG nor a PNG file (its first bytes are \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " "))).")
         }
         return try await write { context in
-            var record = try self.livePlayer(context.db.grdb, id: playerId)
-            try PhotoRecord(playerId: playerId, contentType: kind.rawValue, bytes: bytes).upsert(context.db.grdb)
+            let db = context.db
+            // Two photos set at once must each move photoVersion on (its URL changes with it).
+            try db.lock("player", ids: [playerId])
+            var record = try self.livePlayer(db, id: playerId)
+            try db.execute("""
+                INSERT INTO photo (playerId, contentType, bytes) VALUES (?, ?, ?)
+                ON CONFLICT (playerId) DO UPDATE SET contentType = excluded.contentType, bytes = excluded.bytes
+                """, playerId, kind.rawValue, bytes)
             record.photoVersion += 1
-            try record.update(context.db.grdb)
+            try db.execute("UPDATE player SET photoVersion = ? WHERE id = ?", record.photoVersion, playerId)
             return self.playerView(record)
         }
     }
@@ -199,12 +218,12 @@ extension LobbyStore {
     /// A player's photo and its content type, for the player itself and players who met it or
     /// unlocked it (and are not blocked either way).
     public func photo(viewer: Int64, username: String) async throws -> (contentType: String, bytes: Data) {
-        try await readGRDB { db, _ in
+        try await read { db, _ in
             let target = try self.visiblePlayer(db, viewer: viewer, username: username)
             // A face is for those who met its owner (or unlocked them): a username alone does not
             // show it. To others it looks like no photo.
             guard try target.id! == viewer || self.hasMet(db, viewer, target.id!),
-                  let photo = try PhotoRecord.fetchOne(db, key: target.id!)
+                  let photo = try PhotoRecord.fetchOne(db, "SELECT * FROM photo WHERE playerId = ?", target.id!)
             else {
                 throw LobbyError(.notFound, "photoNotFound", "\(username) has no photo.")
             }
@@ -218,30 +237,31 @@ extension LobbyStore {
     /// recorded as 0 (a forfeit) so the others' game still ends.
     public func deletePlayer(_ playerId: Int64) async throws {
         try await write { context in
-            let db = context.db.grdb
-            var record = try self.livePlayer(db, id: playerId)
-            record.username = nil
-            record.firstName = nil
-            record.lastName = nil
-            record.email = nil
-            record.passwordHash = nil
-            record.photoVersion = 0
-            record.deletedAt = context.now
-            // Its identities name no one any more (the tables skip deleted players).
-            record.beaconSecret = nil
-            try record.update(db)
-            try db.execute(sql: """
-                DELETE FROM session WHERE playerId = :id;
-                DELETE FROM photo WHERE playerId = :id;
-                DELETE FROM encounter WHERE observerId = :id OR seenId = :id;
-                DELETE FROM block WHERE blockerId = :id OR blockedId = :id;
-                DELETE FROM unlock WHERE ownerId = :id OR unlockedId = :id;
-                DELETE FROM event WHERE playerId = :id;
-                DELETE FROM calibration WHERE playerId = :id;
-                DELETE FROM invitationKey WHERE inviterId = :id;
-                DELETE FROM encounterReport WHERE reporterId = :id;
-                """, arguments: ["id": playerId])
-            try self.forgetStanding(db.sql, playerId: playerId)
+            let db = context.db
+            // A deletion racing another (or a change of the player's) must find the player as the
+            // other left it: the second deletion then finds no live player.
+            try db.lock("player", ids: [playerId])
+            _ = try self.livePlayer(db, id: playerId)
+            // Its identities name no one any more (the tables skip deleted players): beaconSecret goes.
+            try db.execute("""
+                UPDATE player SET username = NULL, firstName = NULL, lastName = NULL, email = NULL, passwordHash = NULL,
+                    photoVersion = 0, deletedAt = ?, beaconSecret = NULL
+                WHERE id = ?
+                """, context.now.unixTime, playerId)
+            for statement in [
+                "DELETE FROM session WHERE playerId = ?1",
+                "DELETE FROM photo WHERE playerId = ?1",
+                "DELETE FROM encounter WHERE observerId = ?1 OR seenId = ?1",
+                "DELETE FROM block WHERE blockerId = ?1 OR blockedId = ?1",
+                "DELETE FROM unlock WHERE ownerId = ?1 OR unlockedId = ?1",
+                "DELETE FROM event WHERE playerId = ?1",
+                "DELETE FROM calibration WHERE playerId = ?1",
+                "DELETE FROM invitationKey WHERE inviterId = ?1",
+                "DELETE FROM encounterReport WHERE reporterId = ?1",
+            ] {
+                try db.execute(statement, playerId)
+            }
+            try self.forgetStanding(db, playerId: playerId)
             try self.withdraw(&context, playerId: playerId)
         }
         sessions.forget(player: playerId)
@@ -266,7 +286,7 @@ extension LobbyStore {
     }
 
     /// An existing, undeleted player by id.
-    func livePlayer(_ db: Database, id: Int64) throws -> PlayerRecord {
+    func livePlayer(_ db: any SQLSession, id: Int64) throws -> PlayerRecord {
         guard let record = try Query.player(db, id: id), record.deletedAt == nil else {
             throw LobbyError.badToken
         }
@@ -274,7 +294,7 @@ extension LobbyStore {
     }
 
     /// An existing, undeleted player by username.
-    func livePlayer(_ db: Database, username: String) throws -> PlayerRecord {
+    func livePlayer(_ db: any SQLSession, username: String) throws -> PlayerRecord {
         guard let record = try Query.player(db, username: username) else {
             throw LobbyError.playerNotFound(username)
         }
@@ -283,32 +303,58 @@ extension LobbyStore {
 
     /// A player `viewer` may see: existing, and neither has blocked the other (a block hides both
     /// ways, and looks like the player does not exist).
-    func visiblePlayer(_ db: Database, viewer: Int64, username: String) throws -> PlayerRecord {
+    func visiblePlayer(_ db: any SQLSession, viewer: Int64, username: String) throws -> PlayerRecord {
         let target = try livePlayer(db, username: username)
         if try isBlocked(db, viewer, target.id!) { throw LobbyError.playerNotFound(username) }
         return target
     }
 
     /// Whether `blocker` has blocked `blocked` (one way).
-    func hasBlocked(_ db: Database, blocker: Int64, blocked: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM block WHERE blockerId = ? AND blockedId = ?)"),
-                          arguments: [blocker, blocked]) ?? false
+    func hasBlocked(_ db: any SQLSession, blocker: Int64, blocked: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM block WHERE blockerId = ? AND blockedId = ?)", blocker, blocked) ?? false
     }
 
-    func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("""
+    func isBlocked(_ db: any SQLSession, _ a: Int64, _ b: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM block WHERE (blockerId = ?1 AND blockedId = ?2) OR (blockerId = ?2 AND blockedId = ?1))
-            """), arguments: [a, b]) ?? false
+            """, a, b) ?? false
     }
 
     /// Display names for player ids; deleted players get their placeholder.
-    func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
+    func names(_ db: any SQLSession, _ ids: [Int64]) throws -> [Int64: String] {
         var names: [Int64: String] = [:]
-        let statement = try db.cached("SELECT username FROM player WHERE id = ?")
         for id in Set(ids) {
-            guard let row = try Row.fetchOne(statement, arguments: [id]) else { continue }
-            names[id] = (row[0] as String?) ?? DeletedPlayer.name(id: id)
+            guard let row = try db.fetchOne("SELECT username FROM player WHERE id = ?", id) else { continue }
+            names[id] = try row.get(0, as: String?.self) ?? DeletedPlayer.name(id: id)
         }
         return names
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func livePlayer(_ db: Database, id: Int64) throws -> PlayerRecord {
+        try livePlayer(db.sql, id: id)
+    }
+
+    func livePlayer(_ db: Database, username: String) throws -> PlayerRecord {
+        try livePlayer(db.sql, username: username)
+    }
+
+    func visiblePlayer(_ db: Database, viewer: Int64, username: String) throws -> PlayerRecord {
+        try visiblePlayer(db.sql, viewer: viewer, username: username)
+    }
+
+    func hasBlocked(_ db: Database, blocker: Int64, blocked: Int64) throws -> Bool {
+        try hasBlocked(db.sql, blocker: blocker, blocked: blocked)
+    }
+
+    func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
+        try isBlocked(db.sql, a, b)
+    }
+
+    func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
+        try names(db.sql, ids)
     }
 }

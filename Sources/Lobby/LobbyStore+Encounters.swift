@@ -1,5 +1,6 @@
 import Foundation
-import GRDB
+import GRDB  // for the GRDB callers' overloads at the bottom only
+import LobbyDatabase
 
 extension LobbyStore {
     /// Largest batch of sightings one report may carry.
@@ -20,7 +21,7 @@ extension LobbyStore {
                 "You looked up \(configuration.resolutionsPerMinute) beacon identities in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
                 retryAfter: wait)
         }
-        let found: PublicProfile? = try await readGRDB { db, now in
+        let found: PublicProfile? = try await read { db, now in
             guard uuid == deployment else { return nil }
             // Players on the air whom the viewer does not block (nor they the viewer); when two
             // players' identities collide in this period, the one the viewer met before, if only
@@ -65,11 +66,11 @@ extension LobbyStore {
     }
 
     /// Whether `observer` ever reported `seen`, or unlocked it.
-    func hasMet(_ db: Database, _ observer: Int64, _ seen: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("""
+    func hasMet(_ db: any SQLSession, _ observer: Int64, _ seen: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2)
                 OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
-            """), arguments: [observer, seen]) ?? false
+            """, observer, seen) ?? false
     }
 
     /// Notes that the player's agent is speaking to the lobby now (any authenticated request, an
@@ -117,10 +118,17 @@ extension LobbyStore {
                 retryAfter: wait)
         }
         return try await write { context in
-            if let key, let first = try Row.fetchOne(context.db.grdb.cached("""
-                SELECT recorded, ignored FROM encounterReport WHERE reporterId = ? AND key = ?
-                """), arguments: [reporter, key]) {
-                return EncounterReceipt(recorded: first[0], ignored: first[1])
+            let db = context.db
+            if let key {
+                // The agent's outbox may send a report again while the first is still being
+                // recorded: lock the reporter first, so that the second finds the first's key
+                // (instead of recording the sightings again and failing on the key).
+                try db.lock("player", ids: [reporter])
+                if let first = try db.fetchOne("""
+                    SELECT recorded, ignored FROM encounterReport WHERE reporterId = ? AND key = ?
+                    """, reporter, key) {
+                    return EncounterReceipt(recorded: try first.get(0, as: Int.self), ignored: try first.get(1, as: Int.self))
+                }
             }
             var recorded = 0
             var guessing = self.fairPlay.hasGuesses(reporter, at: context.now)
@@ -145,10 +153,10 @@ extension LobbyStore {
                 let at = min(sighting.at, context.now)
                 // A player on the air; when two players' identities collide in the period, the
                 // one the reporter met before, if only one was; otherwise neither is recorded.
-                var candidates = try self.players(context.db.grdb, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
+                var candidates = try self.players(db, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
                     .filter { self.isOnAir($0.id, activeAt: $0.activeAt, at: at) }.map(\.id)
                 if candidates.count > 1 {
-                    let met = try candidates.filter { try self.hasMet(context.db.grdb, reporter, $0) }
+                    let met = try candidates.filter { try self.hasMet(db, reporter, $0) }
                     if met.count != 1 { continue }
                     candidates = met
                 }
@@ -157,16 +165,16 @@ extension LobbyStore {
                     continue
                 }
                 guard seen != reporter else { continue }
-                if !guessing, try !self.hasMet(context.db.grdb, reporter, seen) { continue }
-                try context.db.grdb.execute(sql: """
+                if !guessing, try !self.hasMet(db, reporter, seen) { continue }
+                try db.execute("""
                     INSERT INTO encounter (observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (observerId, seenId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                         distance = excluded.distance, rssi = excluded.rssi, measuredPower = excluded.measuredPower,
                         rssiVariance = excluded.rssiVariance
                         WHERE excluded.lastSeenAt >= encounter.lastSeenAt
-                    """, arguments: [reporter, seen, at.unixTime, sighting.distance,
-                                     sighting.rssi, sighting.measuredPower, sighting.rssiVariance])
+                    """, reporter, seen, at.unixTime, sighting.distance,
+                    sighting.rssi, sighting.measuredPower, sighting.rssiVariance)
                 if sighting.rssi != nil, readings[seen].map({ $0.at <= sighting.at }) ?? true { readings[seen] = sighting }
                 recorded += 1
             }
@@ -175,9 +183,9 @@ extension LobbyStore {
             }
             let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded, refused: refused.isEmpty ? nil : refused)
             if let key {
-                try context.db.grdb.cached("""
+                try db.execute("""
                     INSERT INTO encounterReport (reporterId, key, recorded, ignored, createdAt) VALUES (?, ?, ?, ?, ?)
-                    """).execute(arguments: [reporter, key, receipt.recorded, receipt.ignored, context.now.unixTime])
+                    """, reporter, key, receipt.recorded, receipt.ignored, context.now.unixTime)
             }
             return receipt
         }
@@ -185,21 +193,21 @@ extension LobbyStore {
 
     /// A player's statistics, for viewers who currently see it or have unlocked it (and itself).
     public func stats(viewer: Int64, username: String) async throws -> PlayerStats {
-        try await readGRDB { db, now in
-            try self.statistics(db, playerId: self.statisticsTarget(db.sql, viewer: viewer, username: username, now: now).id!, now: now)
+        try await read { db, now in
+            try self.statistics(db, playerId: self.statisticsTarget(db, viewer: viewer, username: username, now: now).id!, now: now)
         }
     }
 
     /// Whether `viewer` currently sees `target` (an encounter within the window) or has unlocked it.
-    func canInteract(_ db: Database, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
+    func canInteract(_ db: any SQLSession, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
         if viewer == target { return true }
-        return try Bool.fetchOne(db.cached("""
+        return try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
                 OR EXISTS (SELECT 1 FROM unlock WHERE ownerId = ?1 AND unlockedId = ?2)
-            """), arguments: [viewer, target, now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+            """, viewer, target, now.addingTimeInterval(-configuration.encounterWindow).unixTime) ?? false
     }
 
-    func profile(_ db: Database, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
+    func profile(_ db: any SQLSession, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
         PublicProfile(
             username: record.username!, firstName: record.firstName!, lastName: record.lastName!,
             photoURL: photoURL(record), stats: try statistics(db, playerId: record.id!, now: now))
@@ -209,19 +217,37 @@ extension LobbyStore {
     /// rows recorded when each game finished: one index range for the counts, and the best score
     /// from those games' scores. (Recomputing each game's rounds took most of a beacon
     /// resolution's time with a 1,000,000-result past.)
-    func statistics(_ db: Database, playerId: Int64, now: Date) throws -> PlayerStats {
+    func statistics(_ db: any SQLSession, playerId: Int64, now: Date) throws -> PlayerStats {
         let since = now.addingTimeInterval(-configuration.statisticsSpan).unixTime
-        let counts = try Row.fetchOne(db.cached("""
-            SELECT COUNT(*), TOTAL(outcome = 'win'), TOTAL(outcome = 'loss'), TOTAL(outcome = 'draw'), TOTAL(roundsWon)
+        let counts = try db.fetchOne("""
+            SELECT COUNT(*), COALESCE(SUM(CASE WHEN outcome = 'win' THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN outcome = 'loss' THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN outcome = 'draw' THEN 1 ELSE 0 END), 0), COALESCE(SUM(roundsWon), 0)
             FROM result WHERE playerId = ? AND at >= ?
-            """), arguments: [playerId, since])
-        let best = try Int.fetchOne(db.cached("""
+            """, playerId, since)
+        let best = try db.fetchValue(Int.self, """
             SELECT MAX(s.score) FROM result r JOIN score s ON s.gameId = r.gameId AND s.playerId = r.playerId
             WHERE r.playerId = ? AND r.at >= ?
-            """), arguments: [playerId, since])
+            """, playerId, since)
+        func count(_ index: Int) throws -> Int { try counts?.get(index, as: Int?.self) ?? 0 }
         return PlayerStats(
-            spanDays: configuration.statisticsSpan / 86400, gamesPlayed: counts?[0] ?? 0,
-            gamesWon: Int((counts?[1] as Double?) ?? 0), gamesLost: Int((counts?[2] as Double?) ?? 0),
-            gamesDrawn: Int((counts?[3] as Double?) ?? 0), roundsWon: Int((counts?[4] as Double?) ?? 0), bestScore: best)
+            spanDays: configuration.statisticsSpan / 86400, gamesPlayed: try count(0),
+            gamesWon: try count(1), gamesLost: try count(2), gamesDrawn: try count(3), roundsWon: try count(4), bestScore: best)
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func hasMet(_ db: Database, _ observer: Int64, _ seen: Int64) throws -> Bool {
+        try hasMet(db.sql, observer, seen)
+    }
+
+    func canInteract(_ db: Database, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
+        try canInteract(db.sql, viewer: viewer, with: target, now: now)
+    }
+
+    func statistics(_ db: Database, playerId: Int64, now: Date) throws -> PlayerStats {
+        try statistics(db.sql, playerId: playerId, now: now)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 import Minigames
 
 /// A player whose history ``ScoreScrutiny`` flagged, as the operator sees it.
@@ -28,20 +29,26 @@ extension LobbyStore {
     /// Records a verified score in the player's history and flags the player when the history
     /// now says its recordings are made up (``ScoreScrutiny``). Inside the score's transaction.
     func recordEvidence(_ context: inout WriteContext, player: Int64, minigame: String, score: Int, unfingerprinted: String?) throws {
-        let db = context.db.grdb
-        try db.cached("INSERT INTO scoreEvidence (playerId, minigame, score, unfingerprinted, at) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [player, minigame, score, unfingerprinted, context.now.unixTime])
+        let db = context.db
+        try db.execute("INSERT INTO scoreEvidence (playerId, minigame, score, unfingerprinted, at) VALUES (?, ?, ?, ?, ?)",
+                       player, minigame, score, unfingerprinted, context.now.unixTime)
         let scrutiny = ScoreScrutiny()
-        let rows = try Row.fetchAll(db.cached("""
+        let rows = try db.fetchAll("""
             SELECT minigame, score, unfingerprinted FROM scoreEvidence
             WHERE playerId = ? AND id > COALESCE((SELECT MAX(clearedThrough) FROM playerFlag WHERE playerId = ?), 0)
             ORDER BY id DESC LIMIT ?
-            """), arguments: [player, player, scrutiny.window])
-        let history = rows.reversed().map { ScoreScrutiny.Entry(minigame: $0["minigame"], score: $0["score"], unfingerprinted: $0["unfingerprinted"]) }
+            """, player, player, scrutiny.window)
+        let history = try rows.reversed().map {
+            ScoreScrutiny.Entry(minigame: try $0.get(0, as: String.self), score: try $0.get(1, as: Int.self),
+                                unfingerprinted: try $0.get(2, as: String?.self))
+        }
         for finding in scrutiny.findings(history) {
-            try db.cached("INSERT OR IGNORE INTO playerFlag (playerId, reason, details, flaggedAt) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [player, finding.reason.rawValue, finding.details, context.now.unixTime])
-            guard db.changesCount > 0 else { continue }
+            // At most one open flag per reason (the partial unique index playerFlag_open).
+            let inserted = try db.execute("""
+                INSERT INTO playerFlag (playerId, reason, details, flaggedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """, player, finding.reason.rawValue, finding.details, context.now.unixTime)
+            guard inserted > 0 else { continue }
             flagCounters[finding.reason]?.increment()
             let name = try names(db, [player])[player] ?? "#\(player)"
             logger.notice("Flagged \(name) (\(finding.reason.rawValue)): \(finding.details); tournament rewards are held until an operator clears it")
@@ -49,31 +56,32 @@ extension LobbyStore {
     }
 
     /// Whether the player has a flag no operator cleared yet.
-    func isFlagged(_ db: Database, player: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL)"),
-                          arguments: [player]) ?? false
+    func isFlagged(_ db: any SQLSession, player: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL)", player) ?? false
     }
 
     /// Every player with a flag not yet cleared, with why and the tournament rewards held from it.
     public func flaggedPlayers() async throws -> [FlaggedPlayer] {
-        try await readGRDB { db, _ in
-            let rows = try Row.fetchAll(db, sql: """
+        try await read { db, _ in
+            let rows = try db.fetchAll("""
                 SELECT f.playerId, p.username, f.reason, f.details, f.flaggedAt FROM playerFlag f JOIN player p ON p.id = f.playerId
                 WHERE f.clearedAt IS NULL ORDER BY f.flaggedAt, f.id
                 """)
             var players: [FlaggedPlayer] = []
             var index: [Int64: Int] = [:]
             for row in rows {
-                let id: Int64 = row["playerId"]
-                let flag = FlaggedPlayer.Flag(reason: PlayerFlagReason(rawValue: row["reason"]) ?? .ceiling, details: row["details"],
+                let id = try row.get(0, as: Int64.self)
+                let flag = FlaggedPlayer.Flag(reason: PlayerFlagReason(rawValue: try row.get(2, as: String.self)) ?? .ceiling,
+                                              details: try row.get(3, as: String.self),
                                               flaggedAt: try row.requiredDate(atIndex: 4, "flaggedAt"))
                 if let at = index[id] {
                     players[at].flags.append(flag)
                 } else {
                     index[id] = players.count
-                    let held = try Int64.fetchAll(db.cached(
-                        "SELECT tournamentId FROM heldReward WHERE playerId = ? AND releasedAt IS NULL ORDER BY tournamentId"), arguments: [id])
-                    players.append(FlaggedPlayer(username: row["username"] ?? "#\(id)", flags: [flag], heldTournaments: held))
+                    let held = try db.fetchAll(
+                        "SELECT tournamentId FROM heldReward WHERE playerId = ? AND releasedAt IS NULL ORDER BY tournamentId", id
+                    ).map { try $0.get(0, as: Int64.self) }
+                    players.append(FlaggedPlayer(username: try row.get(1, as: String?.self) ?? "#\(id)", flags: [flag], heldTournaments: held))
                 }
             }
             return players
@@ -87,22 +95,25 @@ extension LobbyStore {
     @discardableResult
     public func clearFlags(username: String, by operatorName: String) async throws -> FlagClearance {
         try await write { context in
-            let db = context.db.grdb
+            let db = context.db
             let player = try self.livePlayer(db, username: username)
             guard let id = player.id else { throw LobbyError.playerNotFound(username) }
-            let reasons = try String.fetchAll(db.cached("SELECT reason FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL ORDER BY id"),
-                                              arguments: [id]).compactMap(PlayerFlagReason.init(rawValue:))
+            // Two clearances at once must not both release the held rewards (each reward once),
+            // nor a new flag slip in between reading the flags and clearing them.
+            try db.lock("player", ids: [id])
+            let reasons = try db.fetchAll("SELECT reason FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL ORDER BY id", id)
+                .map { try $0.get(0, as: String.self) }.compactMap(PlayerFlagReason.init(rawValue:))
             guard !reasons.isEmpty else {
                 throw LobbyError(.notFound, "notFlagged", "\(username) is not flagged: `nearplay lobby flags list` shows who is.")
             }
-            let through = try Int64.fetchOne(db.cached("SELECT MAX(id) FROM scoreEvidence WHERE playerId = ?"), arguments: [id]) ?? 0
-            try db.cached("UPDATE playerFlag SET clearedAt = ?, clearedBy = ?, clearedThrough = ? WHERE playerId = ? AND clearedAt IS NULL")
-                .execute(arguments: [context.now.unixTime, operatorName, through, id])
-            let held = try Int64.fetchAll(db.cached("SELECT tournamentId FROM heldReward WHERE playerId = ? AND releasedAt IS NULL ORDER BY tournamentId"),
-                                          arguments: [id])
+            let through = try db.fetchValue(Int64.self, "SELECT MAX(id) FROM scoreEvidence WHERE playerId = ?", id) ?? 0
+            try db.execute("UPDATE playerFlag SET clearedAt = ?, clearedBy = ?, clearedThrough = ? WHERE playerId = ? AND clearedAt IS NULL",
+                           context.now.unixTime, operatorName, through, id)
+            let held = try db.fetchAll("SELECT tournamentId FROM heldReward WHERE playerId = ? AND releasedAt IS NULL ORDER BY tournamentId", id)
+                .map { try $0.get(0, as: Int64.self) }
             for tournament in held {
                 try self.giveTournamentReward(&context, tournament: tournament, winner: id)
-                try db.cached("UPDATE heldReward SET releasedAt = ? WHERE tournamentId = ?").execute(arguments: [context.now.unixTime, tournament])
+                try db.execute("UPDATE heldReward SET releasedAt = ? WHERE tournamentId = ?", context.now.unixTime, tournament)
             }
             self.logger.notice("\(operatorName) cleared \(username) (\(reasons.map(\.rawValue).joined(separator: ", "))); released the rewards of \(held.count) tournaments")
             return FlagClearance(username: username, cleared: reasons, releasedTournaments: held)
@@ -111,10 +122,18 @@ extension LobbyStore {
 
     /// The winner takes every participant's unlocked players, as persistent ones.
     func giveTournamentReward(_ context: inout WriteContext, tournament: Int64, winner: Int64) throws {
-        let participants = try Int64.fetchAll(context.db.grdb.cached("SELECT playerId FROM tournamentEntry WHERE tournamentId = ? ORDER BY playerId"),
-                                              arguments: [tournament])
-        let before = try unlocks(context.db.grdb, of: participants)
+        let participants = try context.db.fetchAll("SELECT playerId FROM tournamentEntry WHERE tournamentId = ? ORDER BY playerId", tournament)
+            .map { try $0.get(0, as: Int64.self) }
+        let before = try unlocks(context.db, of: participants)
         let after = RewardRule.winnerTakesUnlocks(participants: participants, winner: winner, before: before)
         try commitUnlocks(&context, owners: participants, before: before, after: after)
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func isFlagged(_ db: Database, player: Int64) throws -> Bool {
+        try isFlagged(db.sql, player: player)
     }
 }

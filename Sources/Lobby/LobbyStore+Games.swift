@@ -1,5 +1,6 @@
 import Foundation
-import GRDB
+import GRDB  // for the GRDB callers' overloads at the bottom only
+import LobbyDatabase
 import Minigames
 
 extension LobbyStore {
@@ -8,17 +9,17 @@ extension LobbyStore {
 
     /// The games the player takes part in, newest first (at most 100).
     public func games(_ playerId: Int64) async throws -> [LobbyGame] {
-        try await readGRDB { db, _ in
-            let ids = try Int64.fetchAll(db.cached("""
+        try await read { db, _ in
+            let ids = try db.fetchAll("""
                 SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
-                """), arguments: [playerId])
+                """, playerId).map { try $0.get(0, as: Int64.self) }
             return try ids.map { try self.gameView(db, gameId: $0) }
         }
     }
 
     /// One game, for its members (invitees included) only; to anyone else it does not exist.
     public func game(_ playerId: Int64, id: Int64) async throws -> LobbyGame {
-        try await readGRDB { db, _ in
+        try await read { db, _ in
             guard try Query.game(db, id: id) != nil, try Query.membership(db, game: id, player: playerId) != nil else {
                 throw LobbyError.gameNotFound(id)
             }
@@ -26,14 +27,30 @@ extension LobbyStore {
         }
     }
 
+    /// Locks the accepted players of these games (in id order), then the games (in id order), until
+    /// the transaction ends: what a rule deciding about a game (its scores, its end, its rewards)
+    /// takes first on PostgreSQL, so that two such transactions run one after the other and the
+    /// second sees what the first committed. Players before games, as every write body locks.
+    /// Nothing on SQLite, whose one writer holds everything.
+    func lockGames(_ db: any SQLSession, _ gameIds: [Int64]) throws {
+        guard db.dialect == .postgres, !gameIds.isEmpty else { return }
+        let ids = Array(Set(gameIds)).sorted()
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let players = try db.fetchAll("""
+            SELECT DISTINCT playerId FROM membership WHERE gameId IN (\(marks)) AND response = 'accepted'
+            """, ids.map(\.sqlValue)).map { try $0.get(0, as: Int64.self) }
+        try db.lock("player", ids: players)
+        try db.lock("game", ids: ids)
+    }
+
     /// Announces round `n` if every participant has now scored in it, and evaluates the game when
-    /// every round is complete.
+    /// every round is complete. The caller holds the game's locks (``lockGames(_:_:)``).
     func closeRoundsAndGame(_ context: inout WriteContext, gameId: Int64, scoredRounds: Set<Int>) throws {
-        let db = context.db.grdb
-        guard var game = try Query.game(db, id: gameId), game.state == .open else { return }
-        let participants = try Int64.fetchAll(db.cached("""
+        let db = context.db
+        guard let game = try Query.game(db, id: gameId), game.state == .open else { return }
+        let participants = try db.fetchAll("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY playerId
-            """), arguments: [gameId])
+            """, gameId).map { try $0.get(0, as: Int64.self) }
         let rounds = try Query.rounds(db, game: gameId)
         let scores = try Query.scores(db, game: gameId)
         let names = try names(db, participants)
@@ -52,10 +69,11 @@ extension LobbyStore {
         }
         guard roundScores.allSatisfy({ $0.count == participants.count }) else { return }
         let winner = GameEvaluation.winner(rounds: roundScores)
-        game.state = .finished
-        game.finishedAt = context.now
-        game.winnerId = winner
-        try game.updateRow(db)
+        // Only the transaction that moves the game on from open finishes and rewards it: the
+        // locks make that the only one, and the condition keeps it so regardless.
+        let finished = try db.execute("UPDATE game SET state = 'finished', finishedAt = ?, winnerId = ? WHERE id = ? AND state = 'open'",
+                                      context.now.unixTime, winner, gameId)
+        guard finished == 1 else { return }
         for player in participants {
             try context.record(.gameFinished, for: player, EventData(game: gameId, winner: winner.flatMap { names[$0] }))
         }
@@ -66,13 +84,13 @@ extension LobbyStore {
 
     /// Applies ``RewardRule`` to the stored unlocks and tells each owner what it gained or lost.
     func applyRewards(_ context: inout WriteContext, participants: [Int64], winner: Int64?) throws {
-        let before = try unlocks(context.db.grdb, of: participants)
+        let before = try unlocks(context.db, of: participants)
         let after = RewardRule.apply(participants: participants, winner: winner, before: before)
         try commitUnlocks(&context, owners: participants, before: before, after: after)
     }
 
     /// The stored unlocks of `owners`.
-    func unlocks(_ db: Database, of owners: [Int64]) throws -> RewardRule.Unlocks<Int64> {
+    func unlocks(_ db: any SQLSession, of owners: [Int64]) throws -> RewardRule.Unlocks<Int64> {
         var unlocks: RewardRule.Unlocks<Int64> = [:]
         for owner in owners {
             let rows = try Query.unlocks(db, owner: owner)
@@ -86,18 +104,21 @@ extension LobbyStore {
     func commitUnlocks(
         _ context: inout WriteContext, owners: [Int64], before: RewardRule.Unlocks<Int64>, after: RewardRule.Unlocks<Int64>
     ) throws {
-        let db = context.db.grdb
+        let db = context.db
         let deleted = Set(try owners.filter { try Query.player(db, id: $0)?.deletedAt != nil })
         for owner in owners where !deleted.contains(owner) {
             let old = before[owner] ?? [:]
             let new = (after[owner] ?? [:]).filter { !deleted.contains($0.key) && $0.key != owner }
             let names = try names(db, Array(Set(old.keys).union(new.keys)))
             for (player, _) in old where new[player] == nil {
-                _ = try UnlockRecord.deleteOne(db, key: ["ownerId": owner, "unlockedId": player])
+                try db.execute("DELETE FROM unlock WHERE ownerId = ? AND unlockedId = ?", owner, player)
                 try context.record(.unlockLost, for: owner, EventData(player: names[player]))
             }
             for (player, persistent) in new where old[player] != persistent {
-                try UnlockRecord(ownerId: owner, unlockedId: player, persistent: persistent, since: context.now).upsert(db)
+                try db.execute("""
+                    INSERT INTO unlock (ownerId, unlockedId, persistent, since) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (ownerId, unlockedId) DO UPDATE SET persistent = excluded.persistent, since = excluded.since
+                    """, owner, player, persistent, context.now.unixTime)
                 try context.record(.unlocked, for: owner, EventData(player: names[player], persistent: persistent))
             }
         }
@@ -107,38 +128,46 @@ extension LobbyStore {
     /// declines, the invitations it sent are cancelled, and its missing scores in open games become
     /// forfeits (0), so that those games can still end.
     func withdraw(_ context: inout WriteContext, playerId: Int64) throws {
-        let db = context.db.grdb
-        let memberships = try Row.fetchAll(db.cached("""
+        let db = context.db
+        let running = """
             SELECT m.gameId, m.role, g.state FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND g.state IN ('pending', 'open') AND m.response IN ('pending', 'accepted')
-            """), arguments: [playerId])
+            ORDER BY m.gameId
+            """
+        if db.dialect == .postgres {
+            // Others may be answering, scoring in or expiring these games meanwhile: lock their
+            // players, then the games, before deciding anything, and read them again once locked.
+            try lockGames(db, try db.fetchAll(running, playerId).map { try $0.get(0, as: Int64.self) })
+        }
+        let memberships = try db.fetchAll(running, playerId)
         for row in memberships {
-            let gameId: Int64 = row["gameId"]
-            let state: String = row["state"]
-            let role: String = row["role"]
+            let gameId = try row.get(0, as: Int64.self)
+            let role = try row.get(1, as: String.self)
+            let state = try row.get(2, as: String.self)
             if state == GameState.pending.rawValue {
                 if role == MembershipRecord.Role.inviter.rawValue {
-                    try db.execute(sql: "UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", arguments: [context.now.unixTime, gameId])
-                    try db.execute(sql: """
+                    try db.execute("UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
+                    try db.execute("""
                         UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
-                        """, arguments: [context.now.unixTime, gameId])
-                    let others = try Int64.fetchAll(db.cached("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ?"), arguments: [gameId, playerId])
+                        """, context.now.unixTime, gameId)
+                    let others = try db.fetchAll("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ? ORDER BY playerId",
+                                                 gameId, playerId).map { try $0.get(0, as: Int64.self) }
                     for other in others { try context.record(.gameCancelled, for: other, EventData(game: gameId)) }
                 } else {
-                    try db.execute(sql: """
+                    try db.execute("""
                         UPDATE membership SET response = 'declined', respondedAt = ? WHERE gameId = ? AND playerId = ?
-                        """, arguments: [context.now.unixTime, gameId, playerId])
+                        """, context.now.unixTime, gameId, playerId)
                     try settle(&context, gameId: gameId)
                 }
             } else {
-                let missing = Set(try Int.fetchAll(db.cached("""
+                let missing = Set(try db.fetchAll("""
                     SELECT n FROM round WHERE gameId = ? AND n NOT IN (SELECT n FROM score WHERE gameId = ? AND playerId = ?)
-                    """), arguments: [gameId, gameId, playerId]))
-                try db.execute(sql: """
+                    """, gameId, gameId, playerId).map { try $0.get(0, as: Int.self) })
+                try db.execute("""
                     INSERT INTO score (gameId, n, playerId, score, key, submittedAt)
                     SELECT gameId, n, ?, 0, 'forfeit', ? FROM round WHERE gameId = ?
                     ON CONFLICT DO NOTHING
-                    """, arguments: [playerId, context.now.unixTime, gameId])
+                    """, playerId, context.now.unixTime, gameId)
                 try closeRoundsAndGame(&context, gameId: gameId, scoredRounds: missing)
             }
         }
@@ -148,10 +177,10 @@ extension LobbyStore {
     /// which the lobby keeps so the client cannot choose it. Quickdraw's signal goes to
     /// `signalDelay`, not to the plan's `signalTime`: it is revealed only when the round starts
     /// (``revealSignal(_:game:round:)``).
-    func drawRounds(_ db: Database, gameId: Int64) throws {
+    func drawRounds(_ db: any SQLSession, gameId: Int64) throws {
         for (index, drawn) in try drawMinigames().enumerated() {
             try RoundRecord(gameId: gameId, n: index + 1, minigame: drawn.minigame.name, duration: drawn.plan.duration,
-                            signalTime: nil, signalDelay: drawn.plan.signalTime).insertRow(db)
+                            signalTime: nil, signalDelay: drawn.plan.signalTime).insert(db)
         }
     }
 
@@ -175,11 +204,11 @@ extension LobbyStore {
         return drawn
     }
 
-    func gameView(_ db: Database, gameId: Int64) throws -> LobbyGame {
+    func gameView(_ db: any SQLSession, gameId: Int64) throws -> LobbyGame {
         guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
-        let participants = try Int64.fetchAll(db.cached("""
+        let participants = try db.fetchAll("""
             SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY role = 'invitee', playerId
-            """), arguments: [gameId])
+            """, gameId).map { try $0.get(0, as: Int64.self) }
         let names = try names(db, participants + [game.inviterId])
         let scores = try Query.scores(db, game: gameId)
         let rounds = try Query.rounds(db, game: gameId).map { round in
@@ -193,5 +222,17 @@ extension LobbyStore {
         return LobbyGame(
             id: gameId, state: game.state, inviter: names[game.inviterId] ?? "", participants: participants.map { names[$0] ?? "" },
             rounds: rounds, winner: game.winnerId.flatMap { names[$0] }, createdAt: game.createdAt, finishedAt: game.finishedAt)
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func unlocks(_ db: Database, of owners: [Int64]) throws -> RewardRule.Unlocks<Int64> {
+        try unlocks(db.sql, of: owners)
+    }
+
+    func drawRounds(_ db: Database, gameId: Int64) throws {
+        try drawRounds(db.sql, gameId: gameId)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// Largest number of players one invitation may name.
@@ -25,13 +25,19 @@ extension LobbyStore {
         }
         let configuration = configuration
         return try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // Requests running at once must not take the inviter past its open games, a player
+            // past the invitations it may hold or into a second game with the same player, nor
+            // create two games for one key: lock the inviter and everyone named (players by id)
+            // before anything is checked, so such requests run one after the other.
+            let named = try requested.compactMap { try Query.player(db, username: $0)?.id }
+            try db.lock("player", ids: [inviter] + named)
             try self.expireInvitations(&context)
-            if let key, let first = try Row.fetchOne(db.cached("""
+            if let key, let first = try db.fetchOne("""
                 SELECT gameId, excluded FROM invitationKey WHERE inviterId = ? AND key = ?
-                """), arguments: [inviter, key]) {
-                var invitation = try self.invitationView(db, gameId: first[0])
-                invitation.excluded = try JSONDecoder().decode([ExcludedInvitee].self, from: Data((first[1] as String).utf8))
+                """, inviter, key) {
+                var invitation = try self.invitationView(db, gameId: first.get(0, as: Int64.self))
+                invitation.excluded = try JSONDecoder().decode([ExcludedInvitee].self, from: Data(first.get(1, as: String.self).utf8))
                 return InvitationReceipt(invitation: invitation, created: false)
             }
             let openGames = try self.openGameCount(db, playerId: inviter)
@@ -42,7 +48,7 @@ extension LobbyStore {
             // A new account is held to stricter rules (``exclusionReason``): the time before which
             // accounts are established, or nil when the inviter's is.
             let newSince = context.now.addingTimeInterval(-configuration.newAccountAge).unixTime
-            let inviterIsNew = try Bool.fetchOne(db.cached("SELECT createdAt > ? FROM player WHERE id = ?"), arguments: [newSince, inviter]) ?? true
+            let inviterIsNew = try db.fetchValue(Bool.self, "SELECT createdAt > ? FROM player WHERE id = ?", newSince, inviter) ?? true
             var invitees: [PlayerRecord] = []
             var excluded: [ExcludedInvitee] = []
             for username in requested {
@@ -58,11 +64,11 @@ extension LobbyStore {
             var game = GameRecord(
                 id: nil, inviterId: inviter, state: .pending, createdAt: context.now,
                 expiresAt: context.now.addingTimeInterval(configuration.invitationLifetime))
-            try game.insertRow(db)
+            try game.insertNumbered(db)
             let gameId = game.id!
-            try MembershipRecord(gameId: gameId, playerId: inviter, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(db)
+            try MembershipRecord(gameId: gameId, playerId: inviter, role: .inviter, response: .accepted, respondedAt: context.now).insert(db)
             for invitee in invitees {
-                try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insertRow(db)
+                try MembershipRecord(gameId: gameId, playerId: invitee.id!, role: .invitee, response: .pending).insert(db)
             }
             try self.drawRounds(db, gameId: gameId)
             let inviterName = try self.names(db, [inviter])[inviter]
@@ -72,9 +78,9 @@ extension LobbyStore {
             if let key {
                 var json = JSONWriter()
                 json.array(excluded)
-                try db.cached("""
+                try db.execute("""
                     INSERT INTO invitationKey (inviterId, key, gameId, excluded, createdAt) VALUES (?, ?, ?, ?, ?)
-                    """).execute(arguments: [inviter, key, gameId, String(decoding: json.bytes, as: UTF8.self), context.now.unixTime])
+                    """, inviter, key, gameId, String(decoding: json.bytes, as: UTF8.self), context.now.unixTime)
             }
             var invitation = try self.invitationView(db, gameId: gameId)
             invitation.excluded = excluded
@@ -98,11 +104,11 @@ extension LobbyStore {
     public func invitations(_ playerId: Int64) async throws -> [Invitation] {
         try await write { context in
             try self.expireInvitations(&context)
-            let ids = try Int64.fetchAll(context.db.grdb.cached("""
+            let ids = try context.db.fetchAll("""
                 SELECT g.id FROM membership m JOIN game g ON g.id = m.gameId
                 WHERE m.playerId = ? AND g.state = 'pending' ORDER BY g.id
-                """), arguments: [playerId])
-            return try ids.map { try self.invitationView(context.db.grdb, gameId: $0) }
+                """, playerId).map { try $0.get(0, as: Int64.self) }
+            return try ids.map { try self.invitationView(context.db, gameId: $0) }
         }
     }
 
@@ -113,16 +119,21 @@ extension LobbyStore {
     }
 
     func expireInvitations(_ context: inout WriteContext) throws {
-        let expired = try Int64.fetchAll(context.db.grdb.cached("""
-            SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ?
-            """), arguments: [context.now.unixTime])
+        let db = context.db
+        let expired = try db.fetchAll("""
+            SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ? ORDER BY expiresAt, id
+            """, context.now.unixTime).map { try $0.get(0, as: Int64.self) }
         for gameId in expired {
-            let unanswered = try Int64.fetchAll(context.db.grdb.cached("""
+            // Every request expires what is due first, so several may find this game at once:
+            // lock it and go on only if it is still pending, so that it expires once.
+            try db.lock("game", ids: [gameId])
+            guard try Query.game(db, id: gameId)?.state == .pending else { continue }
+            let unanswered = try db.fetchAll("""
                 SELECT playerId FROM membership WHERE gameId = ? AND response = 'pending' ORDER BY playerId
-                """), arguments: [gameId])
-            try context.db.grdb.execute(sql: """
+                """, gameId).map { try $0.get(0, as: Int64.self) }
+            try db.execute("""
                 UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
-                """, arguments: [context.now.unixTime, gameId])
+                """, context.now.unixTime, gameId)
             for player in unanswered { try context.record(.invitationExpired, for: player, EventData(game: gameId)) }
             try settle(&context, gameId: gameId)
         }
@@ -131,12 +142,18 @@ extension LobbyStore {
     private func answer(_ invitee: Int64, invitation id: Int64, with response: InvitationResponse) async throws -> Invitation {
         let maximumOpenGames = configuration.maximumOpenGames
         return try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // Many acceptances at once must not take the invitee past its open games: lock it
+            // first, so that each one counts the games the ones before it accepted.
+            try db.lock("player", ids: [invitee])
             try self.expireInvitations(&context)
+            // Two invitees answering at once would each miss the other's answer, and neither
+            // would open the game: lock the game, after the player, and read it once locked.
+            try db.lock("game", ids: [id])
             guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
             // An invitation to others does not exist for this player (nor tells that it exists);
             // its inviter knows it does, and is told why it cannot answer.
-            guard var membership = try Query.membership(db, game: id, player: invitee) else {
+            guard let membership = try Query.membership(db, game: id, player: invitee) else {
                 throw LobbyError.gameNotFound(id)
             }
             guard membership.role == .invitee else {
@@ -155,9 +172,8 @@ extension LobbyStore {
                         "You already take part in \(openGames) open games, the maximum: finish one before accepting.")
                 }
             }
-            membership.response = response
-            membership.respondedAt = context.now
-            try membership.updateRow(db)
+            try db.execute("UPDATE membership SET response = ?, respondedAt = ? WHERE gameId = ? AND playerId = ?",
+                           response, context.now.unixTime, id, invitee)
             let name = try self.names(db, [invitee])[invitee]
             try context.record(.invitationAnswered, for: game.inviterId, EventData(game: id, player: name, response: response))
             try self.settle(&context, gameId: id)
@@ -166,16 +182,15 @@ extension LobbyStore {
     }
 
     /// Once nobody's answer is pending, opens the game with everyone who accepted, or cancels it.
+    /// The caller holds the game's lock.
     func settle(_ context: inout WriteContext, gameId: Int64) throws {
-        let db = context.db.grdb
-        guard var game = try Query.game(db, id: gameId), game.state == .pending else { return }
+        let db = context.db
+        guard let game = try Query.game(db, id: gameId), game.state == .pending else { return }
         let members = try Query.memberships(db, game: gameId)
         guard !members.contains(where: { $0.response == .pending }) else { return }
         let participants = members.filter { $0.response == .accepted }.map { $0.playerId }
         if participants.count >= 2 {
-            game.state = .open
-            game.openedAt = context.now
-            try game.updateRow(db)
+            try db.execute("UPDATE game SET state = 'open', openedAt = ? WHERE id = ?", context.now.unixTime, gameId)
             let ordered = [game.inviterId].filter(participants.contains) + participants.filter { $0 != game.inviterId }
             let names = try names(db, ordered)
             let rounds = try Query.rounds(db, game: gameId).map {
@@ -184,9 +199,7 @@ extension LobbyStore {
             let started = EventData(game: gameId, participants: ordered.map { names[$0] ?? "" }, rounds: rounds)
             for player in participants { try context.record(.gameStarted, for: player, started) }
         } else {
-            game.state = .cancelled
-            game.finishedAt = context.now
-            try game.updateRow(db)
+            try db.execute("UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
             for member in members where member.response != .declined {
                 try context.record(.gameCancelled, for: member.playerId, EventData(game: gameId))
             }
@@ -194,11 +207,11 @@ extension LobbyStore {
     }
 
     /// Pending or open games the player takes part in (as inviter or accepted invitee).
-    func openGameCount(_ db: Database, playerId: Int64) throws -> Int {
-        try Int.fetchOne(db.cached("""
+    func openGameCount(_ db: any SQLSession, playerId: Int64) throws -> Int {
+        try db.fetchValue(Int.self, """
             SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
             WHERE m.playerId = ? AND m.response = 'accepted' AND g.state IN ('pending', 'open')
-            """), arguments: [playerId]) ?? 0
+            """, playerId) ?? 0
     }
 
     /// Why `username` cannot be invited by `inviter` now, or nil after appending it to `invitees`.
@@ -208,7 +221,7 @@ extension LobbyStore {
         _ context: inout WriteContext, inviter: Int64, newAccountsSince newSince: Double?, username: String,
         into invitees: inout [PlayerRecord]
     ) throws -> ExcludedInvitee.Reason? {
-        let db = context.db.grdb
+        let db = context.db
         guard let target = try Query.player(db, username: username) else { return .unknownPlayer }
         let targetId = target.id!
         if targetId == inviter { return .yourself }
@@ -220,10 +233,10 @@ extension LobbyStore {
         // A new account may invite only a player it met both ways: its own report alone could be
         // made up, the invitee's agent hearing it cannot (from afar).
         if newSince != nil {
-            let metBothWays = try Bool.fetchOne(db.cached("""
+            let metBothWays = try db.fetchValue(Bool.self, """
                 SELECT EXISTS (SELECT 1 FROM encounter WHERE observerId = ?1 AND seenId = ?2 AND lastSeenAt >= ?3)
                     AND EXISTS (SELECT 1 FROM encounter WHERE observerId = ?2 AND seenId = ?1 AND lastSeenAt >= ?3)
-                """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+                """, inviter, targetId, context.now.addingTimeInterval(-configuration.encounterWindow).unixTime) ?? false
             if !metBothWays { return .notNearby }
         }
         // Every pair in the new game must be free: the inviter and this player, and this player and
@@ -231,19 +244,19 @@ extension LobbyStore {
         for other in [inviter] + invitees.map({ $0.id! }) where try shareAGame(db, other, targetId) {
             return .openGameExists
         }
-        let declinedRecently = try Bool.fetchOne(db.cached("""
+        let declinedRecently = try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
                 WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
-            """), arguments: [inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime]) ?? false
+            """, inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime) ?? false
         if declinedRecently { return .declinedRecently }
         // Slots are counted per pair (one pending or open game, above) and the invitee's
         // ``LobbyConfiguration/maximumOpenInvitations`` holds only new accounts' invitations:
         // throw-away accounts can fill those, never the ones established players invite into.
         if let newSince {
-            let openInvitations = try Int.fetchOne(db.cached("""
+            let openInvitations = try db.fetchValue(Int.self, """
                 SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId JOIN player p ON p.id = g.inviterId
                 WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending' AND p.createdAt > ?
-                """), arguments: [targetId, newSince]) ?? 0
+                """, targetId, newSince) ?? 0
             if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
         }
         invitees.append(target)
@@ -252,15 +265,15 @@ extension LobbyStore {
 
     /// Whether two players are both in a pending or open game (as inviter, or as invitee who has not
     /// declined).
-    func shareAGame(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("""
+    func shareAGame(_ db: any SQLSession, _ a: Int64, _ b: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
                 WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
                 AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
-            """), arguments: [a, b]) ?? false
+            """, a, b) ?? false
     }
 
-    func invitationView(_ db: Database, gameId: Int64) throws -> Invitation {
+    func invitationView(_ db: any SQLSession, gameId: Int64) throws -> Invitation {
         guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
         let members = try Query.memberships(db, game: gameId)
         let names = try names(db, members.map { $0.playerId })

@@ -1,6 +1,6 @@
 import BeaconKeys
 import Foundation
-import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// Registers the location `name` for its owner, or returns the one the owner registered under
@@ -15,36 +15,42 @@ extension LobbyStore {
             throw LobbyError.invalid("timeZone", "\"\(timeZone.prefix(64))\" is not an IANA time zone such as Europe/Oslo or UTC.")
         }
         return try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // The owner first: its registrations run one at a time, so the ration of new names
+            // per day and the re-use of its own names are decided on what the last one committed.
+            try db.lock("player", ids: [ownerId])
             _ = try self.livePlayer(db, id: ownerId)
-            if let existing = try Row.fetchOne(db.cached("SELECT id, ownerId FROM location WHERE name = ?"), arguments: [name]) {
-                guard existing["ownerId"] == ownerId else {
-                    throw LobbyError(.conflict, "locationNameTaken", "Another player registered a location called \(name): choose another name.")
-                }
-                let id: Int64 = existing["id"]
+            let taken = LobbyError(.conflict, "locationNameTaken", "Another player registered a location called \(name): choose another name.")
+            if let existing = try db.fetchOne("SELECT id, ownerId FROM location WHERE \(db.caseless("name"))", name) {
+                guard try existing.get(1, as: Int64.self) == ownerId else { throw taken }
+                let id = try existing.get(0, as: Int64.self)
                 // Its device registers as it starts to advertise.
-                try db.execute(sql: "UPDATE location SET onAirAt = ? WHERE id = ?", arguments: [context.now.unixTime, id])
+                try db.execute("UPDATE location SET onAirAt = ? WHERE id = ?", context.now.unixTime, id)
                 if let timeZone {
-                    try db.execute(sql: "UPDATE location SET timeZone = ? WHERE id = ?", arguments: [timeZone, id])
+                    try db.execute("UPDATE location SET timeZone = ? WHERE id = ?", timeZone, id)
                 }
                 try self.scheduleTournaments(&context, locationId: id)
                 return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: false)
             }
             // New names are rationed per account, so one account cannot squat them.
-            let recent = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?"),
-                                          arguments: [ownerId, context.now.addingTimeInterval(-86400).unixTime]) ?? 0
+            let recent = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?",
+                                           ownerId, context.now.addingTimeInterval(-86400).unixTime) ?? 0
             guard recent < self.configuration.locationsPerDay else {
                 throw LobbyError(.conflict, "locationLimitReached",
                                  "You registered \(recent) locations in the last 24 hours, the most one account may: register the next one tomorrow.")
             }
-            let count = try Int.fetchOne(db.cached("SELECT COUNT(*) FROM location")) ?? 0
+            let count = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM location") ?? 0
             guard count < LocationBeacon.maximumLocations else {
                 throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
             }
             let secret = BeaconSecret.random()
-            try db.execute(sql: "INSERT INTO location (name, ownerId, timeZone, createdAt, onAirAt, beaconSecret) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [name, ownerId, timeZone ?? "UTC", context.now.unixTime, context.now.unixTime, Data(secret.bytes)])
-            let id = db.lastInsertedRowID
+            // No row back when another player registered the name meanwhile (on PostgreSQL, in a
+            // transaction that committed after this one looked): refused as taken, not as an error.
+            guard let id = try db.fetchValue(Int64.self, """
+                INSERT INTO location (name, ownerId, timeZone, createdAt, onAirAt, beaconSecret) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING RETURNING id
+                """, name, ownerId, timeZone ?? "UTC", context.now.unixTime, context.now.unixTime, Data(secret.bytes))
+            else { throw taken }
             // In the tables at once; a transaction that then fails leaves an id no sighting names.
             self.identities.add(.location, id, secret: secret)
             try self.scheduleTournaments(&context, locationId: id)
@@ -55,7 +61,7 @@ extension LobbyStore {
     /// A location with its running tournaments; `notFound` for an unknown id.
     public func location(_ id: Int64) async throws -> Location {
         try await settleTournamentsIfDue()
-        return try await readGRDB { db, now in try self.locationView(db, id: id, now: now) }
+        return try await read { db, now in try self.locationView(db, id: id, now: now) }
     }
 
     /// Publishes the site profile of a location the caller owns (its beacon device does, with
@@ -71,8 +77,8 @@ extension LobbyStore {
         }
         guard readings >= 1 else { throw LobbyError.invalid("readings", "must be at least 1.") }
         return try await write { context in
-            let db = context.db.grdb
-            guard let owner = try Int64.fetchOne(db.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]) else {
+            let db = context.db
+            guard let owner = try db.fetchValue(Int64.self, "SELECT ownerId FROM location WHERE id = ?", id) else {
                 throw LobbyError.locationNotFound(id)
             }
             guard owner == playerId else {
@@ -81,9 +87,9 @@ extension LobbyStore {
                 throw LobbyError.locationNotFound(id)
             }
             let encoded = String(decoding: try JSONEncoder().encode(distances), as: UTF8.self)
-            try db.cached("""
+            try db.execute("""
                 UPDATE location SET siteExponent = ?, siteDistances = ?, siteReadings = ?, siteCalibratedAt = ? WHERE id = ?
-                """).execute(arguments: [exponent, encoded, readings, context.now.unixTime, id])
+                """, exponent, encoded, readings, context.now.unixTime, id)
             return try self.locationView(db, id: id, now: context.now)
         }
     }
@@ -97,14 +103,14 @@ extension LobbyStore {
         guard case .location(let id) = match else { return match }
         // Only a beacon on the air could have been heard: its device told the lobby so within the
         // encounter window before the sighting (``markOnAir(_:location:)``).
-        guard try Bool.fetchOne(context.db.grdb.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)"),
-                                arguments: [id, at.addingTimeInterval(-configuration.encounterWindow).unixTime]) == true
+        guard try context.db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND onAirAt >= ?)",
+                                        id, at.addingTimeInterval(-configuration.encounterWindow).unixTime) == true
         else { return .unknown }
-        try context.db.grdb.cached("""
+        try context.db.execute("""
             INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
             ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                 distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
-            """).execute(arguments: [reporter, id, at.unixTime, sighting.distance])
+            """, reporter, id, at.unixTime, sighting.distance)
         return match
     }
 
@@ -114,42 +120,43 @@ extension LobbyStore {
     /// whose device has not said so within ``LobbyConfiguration/encounterWindow`` prove no presence.
     public func markOnAir(_ playerId: Int64, location id: Int64) async throws {
         try await write { context in
-            guard let owner = try Int64.fetchOne(context.db.grdb.cached("SELECT ownerId FROM location WHERE id = ?"), arguments: [id]),
+            guard let owner = try context.db.fetchValue(Int64.self, "SELECT ownerId FROM location WHERE id = ?", id),
                   owner == playerId
             else { throw LobbyError.locationNotFound(id) }
-            try context.db.grdb.cached("UPDATE location SET onAirAt = ? WHERE id = ?").execute(arguments: [context.now.unixTime, id])
+            try context.db.execute("UPDATE location SET onAirAt = ? WHERE id = ?", context.now.unixTime, id)
         }
     }
 
     /// Whether `playerId` reported the location's beacon within ``LobbyConfiguration/encounterWindow``
     /// before `now`: the proof of presence joining a tournament there needs.
-    func isNear(_ db: Database, playerId: Int64, locationId: Int64, now: Date) throws -> Bool {
-        try Bool.fetchOne(db.cached("""
+    func isNear(_ db: any SQLSession, playerId: Int64, locationId: Int64, now: Date) throws -> Bool {
+        try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM locationSighting WHERE playerId = ? AND locationId = ? AND lastSeenAt >= ?)
-            """), arguments: [playerId, locationId, now.addingTimeInterval(-configuration.encounterWindow).unixTime]) ?? false
+            """, playerId, locationId, now.addingTimeInterval(-configuration.encounterWindow).unixTime) ?? false
     }
 
-    func locationView(_ db: Database, id: Int64, now: Date) throws -> Location {
-        guard let row = try Row.fetchOne(db.cached("""
+    func locationView(_ db: any SQLSession, id: Int64, now: Date) throws -> Location {
+        guard let row = try db.fetchOne("""
             SELECT id, name, ownerId, timeZone, createdAt, siteExponent, siteDistances, siteReadings, siteCalibratedAt
             FROM location WHERE id = ?
-            """), arguments: [id]) else {
+            """, id) else {
             throw LobbyError.locationNotFound(id)
         }
         var siteProfile: SiteProfile?
-        if let exponent: Double = row["siteExponent"], let text: String = row["siteDistances"], let readings: Int = row["siteReadings"],
+        if let exponent = try row.get(5, as: Double?.self), let text = try row.get(6, as: String?.self),
+           let readings = try row.get(7, as: Int?.self),
            let distances = try? JSONDecoder().decode([Double].self, from: Data(text.utf8)) {
             siteProfile = SiteProfile(exponent: exponent, distances: distances, readings: readings,
                                       calibratedAt: try row.requiredDate(atIndex: 8, "siteCalibratedAt"))
         }
-        let owner: Int64 = row["ownerId"]
-        let tournaments = try Int64.fetchAll(db.cached("""
+        let owner = try row.get(2, as: Int64.self)
+        let tournaments = try db.fetchAll("""
             SELECT id FROM tournament WHERE locationId = ? AND state = 'open' AND endsAt > ? ORDER BY endsAt, id
-            """), arguments: [id, now.unixTime])
+            """, id, now.unixTime).map { try $0.get(0, as: Int64.self) }
         return Location(
-            id: id, name: row["name"], owner: try names(db, [owner])[owner] ?? "",
+            id: id, name: try row.get(1, as: String.self), owner: try names(db, [owner])[owner] ?? "",
             beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id)),
-            timeZone: row["timeZone"], createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
+            timeZone: try row.get(3, as: String.self), createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
             tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile)
     }
 }

@@ -1,6 +1,7 @@
 import BeaconKeys
 import Foundation
 import GRDB
+import LobbyDatabase
 
 /// Why a location's sighting proved no presence (`nearplay_lobby_presence_refused_total`).
 enum PresenceRefusal: String, CaseIterable {
@@ -24,10 +25,13 @@ extension LobbyStore {
     /// its secret here, the first time its agent asks.
     public func beaconKey(_ playerId: Int64) async throws -> BeaconKey {
         let secret: BeaconSecret = try await write { context in
-            let record = try self.livePlayer(context.db.grdb, id: playerId)
+            // The player first: two first asks at once must not each store a secret of their own
+            // (the later one would overwrite the key the earlier one answered).
+            try context.db.lock("player", ids: [playerId])
+            let record = try self.livePlayer(context.db, id: playerId)
             if let data = record.beaconSecret, let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
-            try context.db.grdb.cached("UPDATE player SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), playerId])
+            try context.db.execute("UPDATE player SET beaconSecret = ? WHERE id = ?", Data(secret.bytes), playerId)
             return secret
         }
         identities.add(.player, playerId, secret: secret)
@@ -39,12 +43,15 @@ extension LobbyStore {
     /// here, the first time its beacon asks.
     public func locationBeaconKey(_ playerId: Int64, location id: Int64) async throws -> BeaconKey {
         let secret: BeaconSecret = try await write { context in
-            guard let row = try Row.fetchOne(context.db.grdb.cached("SELECT ownerId, beaconSecret FROM location WHERE id = ?"), arguments: [id]),
-                  row["ownerId"] == playerId
+            // The location first: two first asks at once must not each store a secret of their own
+            // (the later one would overwrite the key the earlier one answered).
+            try context.db.lock("location", ids: [id])
+            guard let row = try context.db.fetchOne("SELECT ownerId, beaconSecret FROM location WHERE id = ?", id),
+                  try row.get(0, as: Int64.self) == playerId
             else { throw LobbyError.locationNotFound(id) }
-            if let data: Data = row["beaconSecret"], let secret = BeaconSecret(bytes: Array(data)) { return secret }
+            if let data = try row.get(1, as: Data?.self), let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
-            try context.db.grdb.cached("UPDATE location SET beaconSecret = ? WHERE id = ?").execute(arguments: [Data(secret.bytes), id])
+            try context.db.execute("UPDATE location SET beaconSecret = ? WHERE id = ?", Data(secret.bytes), id)
             return secret
         }
         identities.add(.location, id, secret: secret)
@@ -77,17 +84,17 @@ extension LobbyStore {
     /// `at`: in `at`'s period or a neighbouring one (clocks a period apart still agree), and,
     /// while static identities resolve, the one whose static identity it is. Usually one; two
     /// when two players' values collide in a period.
-    func players(_ db: Database, major: Int, minor: Int, heardAt at: Date, now: Date) throws -> [(id: Int64, activeAt: Date?)] {
+    func players(_ db: any SQLSession, major: Int, minor: Int, heardAt at: Date, now: Date) throws -> [(id: Int64, activeAt: Date?)] {
         let index = configuration.rotationPeriod.index(at: at)
         var ids = Set(identities.owners(.player, major: major, minor: minor, in: (index - 1)...(index + 1), now: now).map(\.id))
-        if staticIdentitiesResolve(at: now), let id = try Int64.fetchOne(db.cached("""
+        if staticIdentitiesResolve(at: now), let id = try db.fetchValue(Int64.self, """
             SELECT id FROM player WHERE beaconMajor = ? AND beaconMinor = ? AND deletedAt IS NULL
-            """), arguments: [major, minor]) {
+            """, major, minor) {
             ids.insert(id)
         }
         return try ids.sorted().compactMap { id in
-            try Row.fetchOne(db.cached("SELECT activeAt FROM player WHERE id = ? AND deletedAt IS NULL"), arguments: [id])
-                .map { (id, $0.date(atIndex: 0)) }
+            try db.fetchOne("SELECT activeAt FROM player WHERE id = ? AND deletedAt IS NULL", id)
+                .map { (id, try $0.date(atIndex: 0)) }
         }
     }
 
@@ -131,7 +138,7 @@ extension LobbyStore {
         guard fairPlay.hasGuesses(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
         let sighting = EncounterSighting(uuid: uuid, major: major, minor: minor, distance: nil, at: now)
         if case .location(let id) = location(sighting, now: now),
-           let found = try? await readGRDB({ db, now in try self.locationView(db, id: id, now: now) }) {
+           let found = try? await read({ db, now in try self.locationView(db, id: id, now: now) }) {
             return found
         }
         _ = fairPlay.spendGuess(viewer, at: now)
@@ -143,8 +150,8 @@ extension LobbyStore {
     /// The identity location `id` advertises at `now`: its rotating one, or (no secret yet) its
     /// static one; nil for an unknown location.
     func currentLocationBeacon(_ id: Int64, at now: Date) async throws -> PlayerBeacon? {
-        let data: Data?? = try await readGRDB { db, _ in
-            try Row.fetchOne(db.cached("SELECT beaconSecret FROM location WHERE id = ?"), arguments: [id]).map { $0["beaconSecret"] as Data? }
+        let data: Data?? = try await read { db, _ in
+            try db.fetchOne("SELECT beaconSecret FROM location WHERE id = ?", id).map { try $0.get(0, as: Data?.self) }
         }
         guard let data else { return nil }
         if let data, let secret = BeaconSecret(bytes: Array(data)) {
@@ -152,5 +159,13 @@ extension LobbyStore {
             return PlayerBeacon(uuid: locationUUID, major: major, minor: minor)
         }
         return PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id))
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func players(_ db: Database, major: Int, minor: Int, heardAt at: Date, now: Date) throws -> [(id: Int64, activeAt: Date?)] {
+        try players(db.sql, major: major, minor: minor, heardAt: at, now: now)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import GRDB
+import GRDB  // for the GRDB callers' overload at the bottom only
+import LobbyDatabase
 import Minigames
 import SensorSamples
 
@@ -22,7 +23,7 @@ extension LobbyStore {
     ) async throws -> ScoreReceipt {
         try Self.checkSubmission(score: score, key: key)
         // What to verify against, read without holding the writer: verification is CPU work.
-        let check = try await readGRDB { db, now in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: now) }
+        let check = try await read { db, now in try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: now) }
         let terms: VerificationTerms
         switch check {
         case .repeated(let receipt): return receipt
@@ -31,28 +32,31 @@ extension LobbyStore {
         let verified = try verify(score, recording, terms, of: "game \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // A retry of this request, or the game's other last scores, may be submitted at the
+            // same time: lock the game's players, then the game, so that the check below sees
+            // every score committed before it, each round takes one score per player, and the
+            // game is finished and rewarded once.
+            try self.lockGames(db, [id])
             // Checked again inside the transaction: a retry may have raced this request.
             if case .repeated(let receipt) = try self.checkScore(db, playerId, game: id, round: n, score: score, key: key, now: context.now) {
                 return receipt
             }
-            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: verified.score, key: key, submittedAt: context.now).insertRow(db)
-            try db.cached("INSERT INTO recording (gameId, n, playerId, json) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [id, n, playerId, json])
+            try ScoreRecord(gameId: id, n: n, playerId: playerId, score: verified.score, key: key, submittedAt: context.now).insert(db)
+            try db.execute("INSERT INTO recording (gameId, n, playerId, json) VALUES (?, ?, ?, ?)", id, n, playerId, json)
             try self.recordEvidence(&context, player: playerId, minigame: terms.round.minigame, score: verified.score,
                                     unfingerprinted: verified.unfingerprinted)
             try self.closeRoundsAndGame(&context, gameId: id, scoredRounds: [n])
             var game = try self.gameView(db, gameId: id)
-            game.achievements = try self.grants(db.sql, player: playerId, gameId: id, round: n, at: context.now)
+            game.achievements = try self.grants(db, player: playerId, gameId: id, round: n, at: context.now)
             return ScoreReceipt(game: game, created: true)
         }
     }
 
     /// The recording a stored score was verified on (calibration and plan as the lobby set them).
     public func recording(_ playerId: Int64, game id: Int64, round n: Int) async throws -> RoundRecording? {
-        let json = try await readGRDB { db, _ in
-            try String.fetchOne(db.cached("SELECT json FROM recording WHERE gameId = ? AND n = ? AND playerId = ?"),
-                                arguments: [id, n, playerId])
+        let json = try await read { db, _ in
+            try db.fetchValue(String.self, "SELECT json FROM recording WHERE gameId = ? AND n = ? AND playerId = ?", id, n, playerId)
         }
         return try json.map { try JSONDecoder().decode(RoundRecording.self, from: Data($0.utf8)) }
     }
@@ -64,7 +68,7 @@ extension LobbyStore {
         case open(VerificationTerms)
     }
 
-    private func checkScore(_ db: Database, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, now: Date) throws -> ScoreCheck {
+    private func checkScore(_ db: any SQLSession, _ playerId: Int64, game id: Int64, round n: Int, score: Int, key: String, now: Date) throws -> ScoreCheck {
         guard let game = try Query.game(db, id: id) else { throw LobbyError.gameNotFound(id) }
         guard let membership = try Query.membership(db, game: id, player: playerId) else {
             // Another players' game does not exist for this one.
@@ -79,7 +83,7 @@ extension LobbyStore {
                     "You already submitted a score for round \(n) of game \(id); a round is played once.")
             }
             var game = try gameView(db, gameId: id)
-            game.achievements = try grants(db.sql, player: playerId, gameId: id, round: n, at: existing.submittedAt)
+            game.achievements = try grants(db, player: playerId, gameId: id, round: n, at: existing.submittedAt)
             return .repeated(ScoreReceipt(game: game, created: false))
         }
         guard game.state == .open else {
@@ -90,8 +94,8 @@ extension LobbyStore {
         }
         // The signal the plan does not show, and when this player had it revealed.
         round.signalTime = round.signalDelay
-        let revealedAt = try Double.fetchOne(db.cached("SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?"),
-                                             arguments: [id, n, playerId])
+        let revealedAt = try db.fetchValue(Double.self, "SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?",
+                                           id, n, playerId)
         return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId),
                                        revealedAt: revealedAt.map(Date.init(timeIntervalSince1970:)), now: now))
     }
@@ -176,11 +180,15 @@ extension LobbyStore {
         let json = String(decoding: try Self.recordingEncoder.encode(calibration), as: UTF8.self)
         let limit = configuration.calibrationChangesPerDay
         try await write { context in
-            _ = try self.livePlayer(context.db.grdb, id: playerId)
-            if try self.storedCalibration(context.db.grdb, playerId: playerId) == calibration { return }
+            let db = context.db
+            // Changes sent at once must not pass the limit together: lock the player first, so
+            // that each counts the changes before it.
+            try db.lock("player", ids: [playerId])
+            _ = try self.livePlayer(db, id: playerId)
+            if try self.storedCalibration(db, playerId: playerId) == calibration { return }
             let since = context.now.addingTimeInterval(-24 * 3600).unixTime
-            let changes = try Double.fetchAll(context.db.grdb.cached(
-                "SELECT at FROM calibrationChange WHERE playerId = ? AND at > ? ORDER BY at"), arguments: [playerId, since])
+            let changes = try db.fetchAll("SELECT at FROM calibrationChange WHERE playerId = ? AND at > ? ORDER BY at", playerId, since)
+                .map { try $0.get(0, as: Double.self) }
             if changes.count >= limit, let oldest = changes.first {
                 let next = Date(timeIntervalSince1970: oldest + 24 * 3600)
                 throw LobbyError(.conflict, "calibrationChangeLimit", """
@@ -188,18 +196,18 @@ extension LobbyStore {
                     and try again after \(next.formatted(Date.ISO8601FormatStyle())).
                     """)
             }
-            try context.db.grdb.cached("INSERT INTO calibrationChange (playerId, at) VALUES (?, ?)").execute(arguments: [playerId, context.now.unixTime])
-            try context.db.grdb.execute(sql: """
+            try db.execute("INSERT INTO calibrationChange (playerId, at) VALUES (?, ?)", playerId, context.now.unixTime)
+            try db.execute("""
                 INSERT INTO calibration (playerId, json, updatedAt) VALUES (?, ?, ?)
                 ON CONFLICT (playerId) DO UPDATE SET json = excluded.json, updatedAt = excluded.updatedAt
-                """, arguments: [playerId, json, context.now.unixTime])
+                """, playerId, json, context.now.unixTime)
         }
         return calibration
     }
 
     /// The calibration the player stored; `notFound` when it stored none.
     public func calibration(_ playerId: Int64) async throws -> SensorCalibration {
-        let stored = try await readGRDB { db, _ in try self.storedCalibration(db, playerId: playerId) }
+        let stored = try await read { db, _ in try self.storedCalibration(db, playerId: playerId) }
         guard let stored else {
             throw LobbyError(.notFound, "calibrationNotFound",
                 "No calibration is stored for your device: measure one with `nearplay calibrate sensors` and send it with PUT /v1/players/me/calibration.")
@@ -207,8 +215,8 @@ extension LobbyStore {
         return stored
     }
 
-    func storedCalibration(_ db: Database, playerId: Int64) throws -> SensorCalibration? {
-        guard let json = try String.fetchOne(db.cached("SELECT json FROM calibration WHERE playerId = ?"), arguments: [playerId]) else {
+    func storedCalibration(_ db: any SQLSession, playerId: Int64) throws -> SensorCalibration? {
+        guard let json = try db.fetchValue(String.self, "SELECT json FROM calibration WHERE playerId = ?", playerId) else {
             return nil
         }
         return try JSONDecoder().decode(SensorCalibration.self, from: Data(json.utf8))
@@ -220,8 +228,8 @@ extension LobbyStore {
         let lifetime = configuration.requestKeyLifetime
         try await write { context in
             let before = context.now.addingTimeInterval(-lifetime).unixTime
-            try context.db.grdb.execute(sql: "DELETE FROM invitationKey WHERE createdAt < ?", arguments: [before])
-            try context.db.grdb.execute(sql: "DELETE FROM encounterReport WHERE createdAt < ?", arguments: [before])
+            try context.db.execute("DELETE FROM invitationKey WHERE createdAt < ?", before)
+            try context.db.execute("DELETE FROM encounterReport WHERE createdAt < ?", before)
         }
     }
 
@@ -232,9 +240,17 @@ extension LobbyStore {
         let retention = configuration.eventRetention
         let readings = configuration.peerReadingRetention
         try await write { context in
-            try context.db.grdb.execute(sql: "DELETE FROM event WHERE at < ?", arguments: [context.now.addingTimeInterval(-retention).unixTime])
-            try context.db.grdb.execute(sql: "DELETE FROM event WHERE kind = ? AND at < ?",
-                                   arguments: [LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime])
+            try context.db.execute("DELETE FROM event WHERE at < ?", context.now.addingTimeInterval(-retention).unixTime)
+            try context.db.execute("DELETE FROM event WHERE kind = ? AND at < ?",
+                                   LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime)
         }
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func storedCalibration(_ db: Database, playerId: Int64) throws -> SensorCalibration? {
+        try storedCalibration(db.sql, playerId: playerId)
     }
 }

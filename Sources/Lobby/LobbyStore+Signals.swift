@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Minigames
 
 /// Quickdraw's signal as revealed to a player when its round starts.
@@ -29,26 +29,32 @@ extension LobbyStore {
     /// `conflict`, `noSignal` for a round without a signal.
     public func revealSignal(_ playerId: Int64, game id: Int64, round n: Int) async throws -> SignalReveal {
         try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // Two reveals of one round must answer the same time (the second finds the first's
+            // row instead of colliding with it), and the game must not finish or be cancelled
+            // between the check that it is open and the reveal: the player, then the game.
+            try db.lock("player", ids: [playerId])
+            try db.lock("game", ids: [id])
             guard let game = try Query.game(db, id: id),
                   let membership = try Query.membership(db, game: id, player: playerId) else { throw LobbyError.gameNotFound(id) }
             guard membership.response == .accepted else {
                 throw LobbyError(.forbidden, "notYourGame", "You did not accept game \(id), so you cannot play its rounds.")
             }
-            guard let round = try Row.fetchOne(db.cached("SELECT minigame, signalDelay FROM round WHERE gameId = ? AND n = ?"),
-                                               arguments: [id, n]) else {
+            guard let round = try db.fetchOne("SELECT minigame, signalDelay FROM round WHERE gameId = ? AND n = ?", id, n) else {
                 throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
             }
-            guard let delay: Double = round["signalDelay"] else { throw LobbyError.noSignal(round: n, minigame: round["minigame"], of: "game \(id)") }
-            if let at = try Double.fetchOne(db.cached("SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?"),
-                                            arguments: [id, n, playerId]) {
+            guard let delay = try round.get(1, as: Double?.self) else {
+                throw LobbyError.noSignal(round: n, minigame: try round.get(0, as: String.self), of: "game \(id)")
+            }
+            if let at = try db.fetchValue(Double.self, "SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?",
+                                          id, n, playerId) {
                 return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: at))
             }
             guard game.state == .open else {
                 throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: its rounds are played only while it is.")
             }
-            try db.cached("INSERT INTO signalReveal (gameId, n, playerId, revealedAt) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [id, n, playerId, context.now.unixTime])
+            try db.execute("INSERT INTO signalReveal (gameId, n, playerId, revealedAt) VALUES (?, ?, ?, ?)",
+                           id, n, playerId, context.now.unixTime)
             // As stored, so every later answer is the same to the bit.
             return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: context.now.unixTime))
         }
@@ -57,22 +63,29 @@ extension LobbyStore {
     /// ``revealSignal(_:game:round:)`` for round `n` of the player's entry in tournament `id`.
     public func revealTournamentSignal(_ playerId: Int64, tournament id: Int64, round n: Int) async throws -> SignalReveal {
         try await write { context in
-            let db = context.db.grdb
+            let db = context.db
+            // The tournament row first, as joins, scores and the closing take it: two reveals of one
+            // round at once answer the same time (the second waits here, then reads the first's
+            // revealedAt instead of writing its own over it), and a reveal racing the closing either
+            // commits before it or finds the tournament closed.
+            try db.lock("tournament", ids: [id])
             let summary = try self.tournamentSummary(db, id: id)
-            guard let row = try Row.fetchOne(db.cached("""
+            guard let row = try db.fetchOne("""
                 SELECT r.minigame, s.signalTime, s.revealedAt FROM tournamentScore s
                 JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
                 WHERE s.tournamentId = ? AND s.playerId = ? AND s.n = ?
-                """), arguments: [id, playerId, n]) else {
+                """, id, playerId, n) else {
                 throw LobbyError(.forbidden, "notEntered", "You have not joined tournament \(id), or it has no round \(n): join it before playing its rounds.")
             }
-            guard let delay: Double = row["signalTime"] else { throw LobbyError.noSignal(round: n, minigame: row["minigame"], of: "tournament \(id)") }
-            if let at: Double = row["revealedAt"] {
+            guard let delay = try row.get(1, as: Double?.self) else {
+                throw LobbyError.noSignal(round: n, minigame: try row.get(0, as: String.self), of: "tournament \(id)")
+            }
+            if let at = try row.get(2, as: Double?.self) {
                 return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: at))
             }
             guard summary.state == .open, summary.endsAt > context.now else { throw LobbyError.tournamentClosed(id) }
-            try db.cached("UPDATE tournamentScore SET revealedAt = ? WHERE tournamentId = ? AND playerId = ? AND n = ?")
-                .execute(arguments: [context.now.unixTime, id, playerId, n])
+            try db.execute("UPDATE tournamentScore SET revealedAt = ? WHERE tournamentId = ? AND playerId = ? AND n = ?",
+                           context.now.unixTime, id, playerId, n)
             // As stored, so every later answer is the same to the bit.
             return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: context.now.unixTime))
         }

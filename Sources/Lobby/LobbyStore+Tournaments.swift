@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LobbyDatabase
 import Minigames
 import SensorSamples
 
@@ -29,7 +30,8 @@ extension LobbyStore {
     func settle(_ context: inout WriteContext, everyLocation: Bool) throws -> TournamentSweep {
         let closed = try closeDueTournaments(&context)
         let locations = everyLocation
-            ? try Int64.fetchAll(context.db.grdb.cached("SELECT id FROM location ORDER BY id")) : Set(closed.map(\.location)).sorted()
+            ? try context.db.fetchAll("SELECT id FROM location ORDER BY id").map { try $0.get(0, as: Int64.self) }
+            : Set(closed.map(\.location)).sorted()
         var created = 0
         for location in locations { created += try scheduleTournaments(&context, locationId: location) }
         return TournamentSweep(closed: closed, created: created)
@@ -38,9 +40,8 @@ extension LobbyStore {
     /// ``settleTournaments()`` when a tournament's window has ended and it is still open, so that
     /// answers never show a tournament running past its end.
     func settleTournamentsIfDue() async throws {
-        let due = try await readGRDB { db, now in
-            try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM tournament WHERE state = 'open' AND endsAt <= ?)"),
-                              arguments: [now.unixTime]) ?? false
+        let due = try await read { db, now in
+            try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE state = 'open' AND endsAt <= ?)", now.unixTime) ?? false
         }
         if due { try await settleTournaments() }
     }
@@ -48,13 +49,13 @@ extension LobbyStore {
     /// The tournaments of a location, running ones first then the latest closed (at most 50).
     public func tournaments(location id: Int64) async throws -> [TournamentSummary] {
         try await settleTournamentsIfDue()
-        return try await readGRDB { db, _ in
-            guard try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)"), arguments: [id]) == true else {
+        return try await read { db, _ in
+            guard try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)", id) == true else {
                 throw LobbyError.locationNotFound(id)
             }
-            let ids = try Int64.fetchAll(db.cached("""
+            let ids = try db.fetchAll("""
                 SELECT id FROM tournament WHERE locationId = ? ORDER BY state = 'closed', endsAt DESC, id DESC LIMIT 50
-                """), arguments: [id])
+                """, id).map { try $0.get(0, as: Int64.self) }
             return try ids.map { try self.tournamentSummary(db, id: $0) }
         }
     }
@@ -62,7 +63,7 @@ extension LobbyStore {
     /// One tournament with its standings.
     public func tournament(_ id: Int64) async throws -> TournamentSummary {
         try await settleTournamentsIfDue()
-        return try await readGRDB { db, _ in
+        return try await read { db, _ in
             var summary = try self.tournamentSummary(db, id: id)
             summary.standings = try self.standings(db, tournamentId: id)
             return summary
@@ -72,7 +73,7 @@ extension LobbyStore {
     /// A tournament's entries, best first, ranked by total (ties share a rank: 1, 2, 2, 4). Once
     /// it is closed, the ranks are the ones fixed when it closed.
     public func tournamentStandings(_ id: Int64) async throws -> [TournamentStanding] {
-        try await readGRDB { db, _ in
+        try await read { db, _ in
             _ = try self.tournamentSummary(db, id: id)
             return try self.standings(db, tournamentId: id)
         }
@@ -80,8 +81,8 @@ extension LobbyStore {
 
     /// How many tournaments `playerId` has won.
     public func tournamentsWon(_ playerId: Int64) async throws -> Int {
-        try await readGRDB { db, _ in
-            try Int.fetchOne(db.cached("SELECT COUNT(*) FROM tournament WHERE winnerId = ?"), arguments: [playerId]) ?? 0
+        try await read { db, _ in
+            try db.fetchValue(Int.self, "SELECT COUNT(*) FROM tournament WHERE winnerId = ?", playerId) ?? 0
         }
     }
 
@@ -92,29 +93,32 @@ extension LobbyStore {
     public func joinTournament(_ playerId: Int64, tournament id: Int64) async throws -> TournamentEntryReceipt {
         try await write { context in
             _ = try self.settle(&context, everyLocation: false)
-            let db = context.db.grdb
+            let db = context.db
             _ = try self.livePlayer(db, id: playerId)
-            guard let tournament = try Row.fetchOne(db.cached("""
+            // The tournament row first: a join racing the tournament's closing (another lobby
+            // instance settling it) either commits before the close ranks the entries or sees it
+            // closed, and two joins of one player cannot both find no entry and insert one.
+            try db.lock("tournament", ids: [id])
+            guard let tournament = try db.fetchOne("""
                 SELECT t.locationId, t.state, l.name FROM tournament t JOIN location l ON l.id = t.locationId WHERE t.id = ?
-                """), arguments: [id]) else { throw LobbyError.tournamentNotFound(id) }
+                """, id) else { throw LobbyError.tournamentNotFound(id) }
             if try self.entryExists(db, tournamentId: id, playerId: playerId) {
                 return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: false)
             }
-            guard tournament["state"] == TournamentState.open.rawValue else { throw LobbyError.tournamentClosed(id) }
-            let locationName: String = tournament["name"]
-            guard try self.isNear(db, playerId: playerId, locationId: tournament["locationId"], now: context.now) else {
+            guard try tournament.get(1, as: String.self) == TournamentState.open.rawValue else { throw LobbyError.tournamentClosed(id) }
+            let locationName = try tournament.get(2, as: String.self)
+            guard try self.isNear(db, playerId: playerId, locationId: tournament.get(0, as: Int64.self), now: context.now) else {
                 throw LobbyError(.forbidden, "notNearLocation", """
                     You are not at \(locationName): join its tournaments there, once your agent has seen its beacon \
                     (within the last \(Int(self.configuration.encounterWindow / 60)) minutes).
                     """)
             }
-            try db.cached("INSERT INTO tournamentEntry (tournamentId, playerId, joinedAt) VALUES (?, ?, ?)")
-                .execute(arguments: [id, playerId, context.now.unixTime])
+            try db.execute("INSERT INTO tournamentEntry (tournamentId, playerId, joinedAt) VALUES (?, ?, ?)", id, playerId, context.now.unixTime)
             var system: any RandomNumberGenerator = SystemRandomNumberGenerator()
             for round in try self.tournamentRounds(db, tournamentId: id) {
                 let signalTime = MinigameCatalog.game(named: round.minigame)?.plan(using: &system).signalTime
-                try db.cached("INSERT INTO tournamentScore (tournamentId, playerId, n, signalTime) VALUES (?, ?, ?, ?)")
-                    .execute(arguments: [id, playerId, round.n, signalTime])
+                try db.execute("INSERT INTO tournamentScore (tournamentId, playerId, n, signalTime) VALUES (?, ?, ?, ?)",
+                               id, playerId, round.n, signalTime)
             }
             return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: true)
         }
@@ -122,7 +126,7 @@ extension LobbyStore {
 
     /// The player's entry in a tournament.
     public func tournamentEntry(_ playerId: Int64, tournament id: Int64) async throws -> TournamentEntry {
-        try await readGRDB { db, _ in
+        try await read { db, _ in
             guard try self.entryExists(db, tournamentId: id, playerId: playerId) else {
                 _ = try self.tournamentSummary(db, id: id)
                 throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id): join it first.")
@@ -140,7 +144,7 @@ extension LobbyStore {
     ) async throws -> TournamentEntryReceipt {
         try Self.checkSubmission(score: score, key: key)
         try await settleTournamentsIfDue()
-        let check = try await readGRDB { db, now in
+        let check = try await read { db, now in
             try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: now)
         }
         let terms: VerificationTerms
@@ -151,20 +155,28 @@ extension LobbyStore {
         let verified = try verify(score, recording, terms, of: "tournament \(id)")
         let json = String(decoding: JSONWriter.encode(verified.recording), as: UTF8.self)
         return try await write { context in
-            let db = context.db.grdb
+            let db = context.db
             _ = try self.settle(&context, everyLocation: false)
+            // The tournament row first: a score racing the tournament's closing (another lobby
+            // instance settling it) either counts before the close ranks the entries or finds it
+            // closed, and the same round submitted twice at once is checked once the first committed.
+            try db.lock("tournament", ids: [id])
             if case .repeated(let entry) = try self.checkTournamentScore(db, playerId, tournament: id, round: n, score: score, key: key, now: context.now) {
                 return TournamentEntryReceipt(entry: entry, created: false)
             }
-            try db.cached("""
+            let stored = try db.execute("""
                 UPDATE tournamentScore SET score = ?, key = ?, submittedAt = ?, recording = ?
-                WHERE tournamentId = ? AND playerId = ? AND n = ?
-                """).execute(arguments: [verified.score, key, context.now.unixTime, json, id, playerId, n])
-            try db.cached("""
+                WHERE tournamentId = ? AND playerId = ? AND n = ? AND score IS NULL
+                """, verified.score, key, context.now.unixTime, json, id, playerId, n)
+            guard stored == 1 else {
+                throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                    "You already submitted a score for round \(n) of tournament \(id); a round is played once.")
+            }
+            try db.execute("""
                 UPDATE tournamentEntry SET total = total + ?, roundsPlayed = roundsPlayed + 1, lastScoredAt = ?
                 WHERE tournamentId = ? AND playerId = ?
-                """).execute(arguments: [verified.score, context.now.unixTime, id, playerId])
-            try self.addLocationPoints(db.sql, tournament: id, player: playerId, points: verified.score)
+                """, verified.score, context.now.unixTime, id, playerId)
+            try self.addLocationPoints(db, tournament: id, player: playerId, points: verified.score)
             try self.recordEvidence(&context, player: playerId, minigame: terms.round.minigame, score: verified.score,
                                     unfingerprinted: verified.unfingerprinted)
             return TournamentEntryReceipt(entry: try self.entryView(db, tournamentId: id, playerId: playerId), created: true)
@@ -179,53 +191,56 @@ extension LobbyStore {
     }
 
     private func checkTournamentScore(
-        _ db: Database, _ playerId: Int64, tournament id: Int64, round n: Int, score: Int, key: String, now: Date
+        _ db: any SQLSession, _ playerId: Int64, tournament id: Int64, round n: Int, score: Int, key: String, now: Date
     ) throws -> TournamentScoreCheck {
         let summary = try tournamentSummary(db, id: id)
-        guard let row = try Row.fetchOne(db.cached("""
+        guard let row = try db.fetchOne("""
             SELECT r.minigame, r.duration, s.signalTime, s.score, s.key, s.revealedAt FROM tournamentScore s
             JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
             WHERE s.tournamentId = ? AND s.playerId = ? AND s.n = ?
-            """), arguments: [id, playerId, n]) else {
+            """, id, playerId, n) else {
             if try entryExists(db, tournamentId: id, playerId: playerId) {
                 throw LobbyError(.notFound, "roundNotFound", "Tournament \(id) has no round \(n).")
             }
             throw LobbyError(.forbidden, "notEntered", "You have not joined tournament \(id): join it before playing its rounds.")
         }
-        if let existing: Int = row["score"] {
-            guard row["key"] == key, existing == score else {
+        if let existing = try row.get(3, as: Int?.self) {
+            guard try row.get(4, as: String?.self) == key, existing == score else {
                 throw LobbyError(.conflict, "scoreAlreadySubmitted",
                     "You already submitted a score for round \(n) of tournament \(id); a round is played once.")
             }
             return .repeated(try entryView(db, tournamentId: id, playerId: playerId))
         }
         guard summary.state == .open, summary.endsAt > now else { throw LobbyError.tournamentClosed(id) }
-        let round = RoundRecord(gameId: id, n: n, minigame: row["minigame"], duration: row["duration"], signalTime: row["signalTime"])
-        let revealedAt = (row["revealedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
-        return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId), revealedAt: revealedAt, now: now))
+        let round = RoundRecord(gameId: id, n: n, minigame: try row.get(0, as: String.self), duration: try row.get(1, as: Double.self),
+                                signalTime: try row.get(2, as: Double?.self))
+        let revealedAt = try row.date(atIndex: 5)
+        return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId),
+                                       revealedAt: revealedAt, now: now))
     }
 
     /// Starts the location's tournaments for the windows that contain now, where missing; answers
     /// how many it started. Each draws its minigames once, for every entry alike.
     @discardableResult
     func scheduleTournaments(_ context: inout WriteContext, locationId: Int64) throws -> Int {
-        let db = context.db.grdb
-        guard let zone = try String.fetchOne(db.cached("SELECT timeZone FROM location WHERE id = ?"), arguments: [locationId]) else {
+        let db = context.db
+        guard let zone = try db.fetchValue(String.self, "SELECT timeZone FROM location WHERE id = ?", locationId) else {
             throw LobbyError.locationNotFound(locationId)
         }
         let calendar = TournamentCalendar(identifier: zone) ?? TournamentCalendar(timeZone: .gmt)
         var created = 0
         for period in TournamentPeriod.allCases {
             let window = calendar.window(period, containing: context.now)
-            try db.cached("""
+            // No row back when the window's tournament exists (or another instance is creating
+            // it: PostgreSQL waits for that one's commit, then does nothing).
+            guard let id = try db.fetchValue(Int64.self, """
                 INSERT INTO tournament (locationId, period, startsAt, endsAt, state) VALUES (?, ?, ?, ?, 'open')
-                ON CONFLICT (locationId, period, startsAt) DO NOTHING
-                """).execute(arguments: [locationId, period.rawValue, window.start.unixTime, window.end.unixTime])
-            guard db.changesCount > 0 else { continue }
-            let id = db.lastInsertedRowID
+                ON CONFLICT (locationId, period, startsAt) DO NOTHING RETURNING id
+                """, locationId, period.rawValue, window.start.unixTime, window.end.unixTime)
+            else { continue }
             for (index, drawn) in try drawMinigames().enumerated() {
-                try db.cached("INSERT INTO tournamentRound (tournamentId, n, minigame, duration) VALUES (?, ?, ?, ?)")
-                    .execute(arguments: [id, index + 1, drawn.minigame.name, drawn.plan.duration])
+                try db.execute("INSERT INTO tournamentRound (tournamentId, n, minigame, duration) VALUES (?, ?, ?, ?)",
+                               id, index + 1, drawn.minigame.name, drawn.plan.duration)
             }
             created += 1
         }
@@ -234,42 +249,54 @@ extension LobbyStore {
 
     /// Closes every open tournament whose window has ended; answers how each ended.
     private func closeDueTournaments(_ context: inout WriteContext) throws -> [TournamentOutcome] {
-        let due = try Row.fetchAll(context.db.grdb.cached("""
+        let due = try context.db.fetchAll("""
             SELECT id, locationId FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
-            """), arguments: [context.now.unixTime])
-        return try due.map { try closeTournament(&context, id: $0["id"], location: $0["locationId"]) }
+            """, context.now.unixTime)
+        var closed: [TournamentOutcome] = []
+        for row in due {
+            if let outcome = try closeTournament(&context, id: row.get(0, as: Int64.self), location: row.get(1, as: Int64.self)) {
+                closed.append(outcome)
+            }
+        }
+        return closed
     }
 
     /// Ranks the entries, names the winner (best total; among equal totals, whoever reached it
     /// first; an entry that played no round cannot win), gives the winner every participant's unlocked players as persistent ones, and tells
-    /// every participant the outcome.
-    private func closeTournament(_ context: inout WriteContext, id: Int64, location: Int64) throws -> TournamentOutcome {
-        let db = context.db.grdb
-        let entries = try Row.fetchAll(db.cached("""
+    /// every participant the outcome. Nil when the tournament is no longer open: another
+    /// transaction (another lobby instance on the same PostgreSQL database) closed it first.
+    private func closeTournament(_ context: inout WriteContext, id: Int64, location: Int64) throws -> TournamentOutcome? {
+        let db = context.db
+        // Settled exactly once: two instances settling at the same moment both list it as due;
+        // the second waits here for the first's commit, then finds it closed (the conditional
+        // UPDATE below changes nothing) and leaves it. The lock also holds joins and scores back
+        // (they lock it too) while the entries are ranked.
+        try db.lock("tournament", ids: [id])
+        let entries = try db.fetchAll("""
             SELECT playerId, total, roundsPlayed FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId
-            """), arguments: [id])
+            """, id)
         var ranked: [TournamentOutcome.Placing] = []
         var previous: (total: Int, rank: Int)?
+        var winner: Int64?
         for (index, row) in entries.enumerated() {
-            let total: Int = row["total"]
+            let (player, total) = (try row.get(0, as: Int64.self), try row.get(1, as: Int.self))
             let rank = previous.map { $0.total == total ? $0.rank : index + 1 } ?? 1
             previous = (total, rank)
-            ranked.append(TournamentOutcome.Placing(player: row["playerId"], rank: rank))
+            ranked.append(TournamentOutcome.Placing(player: player, rank: rank))
+            if winner == nil, try row.get(2, as: Int.self) > 0 { winner = player }
         }
+        let closing = try db.execute("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ? AND state = 'open'",
+                                     context.now.unixTime, winner, id)
+        guard closing == 1 else { return nil }
         for entry in ranked {
-            try db.cached(#"UPDATE tournamentEntry SET "rank" = ? WHERE tournamentId = ? AND playerId = ?"#)
-                .execute(arguments: [entry.rank, id, entry.player])
+            try db.execute(#"UPDATE tournamentEntry SET "rank" = ? WHERE tournamentId = ? AND playerId = ?"#, entry.rank, id, entry.player)
         }
         let participants = ranked.map(\.player)
-        let winner: Int64? = entries.first { ($0["roundsPlayed"] as Int) > 0 }?["playerId"]
-        try db.cached("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ?")
-            .execute(arguments: [context.now.unixTime, winner, id])
         if let winner { try recordTournamentWin(&context, player: winner) }
         if let winner, try isFlagged(db, player: winner) {
             // Held, not lost: clearFlags(username:by:) gives them once an operator clears the winner.
-            try db.cached("INSERT INTO heldReward (tournamentId, playerId, heldAt) VALUES (?, ?, ?)")
-                .execute(arguments: [id, winner, context.now.unixTime])
+            try db.execute("INSERT INTO heldReward (tournamentId, playerId, heldAt) VALUES (?, ?, ?)", id, winner, context.now.unixTime)
             logger.notice("Tournament \(id) won by flagged player #\(winner): its rewards are held until an operator clears the player")
         } else {
             let before = try unlocks(db, of: participants)
@@ -283,63 +310,73 @@ extension LobbyStore {
         return TournamentOutcome(tournament: id, location: location, winner: winner, ranked: ranked)
     }
 
-    func tournamentSummary(_ db: Database, id: Int64) throws -> TournamentSummary {
-        guard let row = try Row.fetchOne(db.cached("""
+    func tournamentSummary(_ db: any SQLSession, id: Int64) throws -> TournamentSummary {
+        guard let row = try db.fetchOne("""
             SELECT locationId, period, state, startsAt, endsAt, winnerId,
                 (SELECT COUNT(*) FROM tournamentEntry WHERE tournamentId = tournament.id) AS entries
             FROM tournament WHERE id = ?
-            """), arguments: [id]) else { throw LobbyError.tournamentNotFound(id) }
-        let winner: Int64? = row["winnerId"]
+            """, id) else { throw LobbyError.tournamentNotFound(id) }
+        let winner = try row.get(5, as: Int64?.self)
         return TournamentSummary(
-            id: id, location: row["locationId"], period: TournamentPeriod(rawValue: row["period"]) ?? .daily,
-            state: TournamentState(rawValue: row["state"]) ?? .closed,
+            id: id, location: try row.get(0, as: Int64.self), period: TournamentPeriod(rawValue: try row.get(1, as: String.self)) ?? .daily,
+            state: TournamentState(rawValue: try row.get(2, as: String.self)) ?? .closed,
             startsAt: try row.requiredDate(atIndex: 3, "startsAt"), endsAt: try row.requiredDate(atIndex: 4, "endsAt"),
-            minigames: try tournamentRounds(db, tournamentId: id).map(\.minigame), entries: row["entries"],
+            minigames: try tournamentRounds(db, tournamentId: id).map(\.minigame), entries: try row.get(6, as: Int.self),
             winner: try winner.flatMap { try names(db, [$0])[$0] })
     }
 
-    private func standings(_ db: Database, tournamentId id: Int64) throws -> [TournamentStanding] {
-        let rows = try Row.fetchAll(db.cached(#"""
+    private func standings(_ db: any SQLSession, tournamentId id: Int64) throws -> [TournamentStanding] {
+        let rows = try db.fetchAll(#"""
             SELECT playerId, total, roundsPlayed, "rank" FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY "rank" IS NULL, "rank", total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId
-            """#), arguments: [id])
-        let names = try names(db, rows.map { $0["playerId"] })
+            """#, id)
+        let names = try names(db, rows.map { try $0.get(0, as: Int64.self) })
         var standings: [TournamentStanding] = []
         for (index, row) in rows.enumerated() {
-            let total: Int = row["total"]
+            let total = try row.get(1, as: Int.self)
             // Running tournaments rank on the fly, by the rule closing fixes.
-            let rank: Int = row["rank"] ?? (standings.last.map { $0.total == total ? $0.rank : index + 1 } ?? 1)
-            standings.append(TournamentStanding(rank: rank, player: names[row["playerId"]] ?? "", total: total, roundsPlayed: row["roundsPlayed"]))
+            let rank = try row.get(3, as: Int?.self) ?? (standings.last.map { $0.total == total ? $0.rank : index + 1 } ?? 1)
+            standings.append(TournamentStanding(rank: rank, player: names[try row.get(0, as: Int64.self)] ?? "", total: total,
+                                                roundsPlayed: try row.get(2, as: Int.self)))
         }
         return standings
     }
 
-    private func tournamentRounds(_ db: Database, tournamentId id: Int64) throws -> [(n: Int, minigame: String, duration: Double)] {
-        try Row.fetchAll(db.cached("SELECT n, minigame, duration FROM tournamentRound WHERE tournamentId = ? ORDER BY n"), arguments: [id])
-            .map { ($0["n"], $0["minigame"], $0["duration"]) }
+    private func tournamentRounds(_ db: any SQLSession, tournamentId id: Int64) throws -> [(n: Int, minigame: String, duration: Double)] {
+        try db.fetchAll("SELECT n, minigame, duration FROM tournamentRound WHERE tournamentId = ? ORDER BY n", id)
+            .map { (try $0.get(0, as: Int.self), try $0.get(1, as: String.self), try $0.get(2, as: Double.self)) }
     }
 
-    private func entryExists(_ db: Database, tournamentId: Int64, playerId: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cached("SELECT EXISTS (SELECT 1 FROM tournamentEntry WHERE tournamentId = ? AND playerId = ?)"),
-                          arguments: [tournamentId, playerId]) ?? false
+    private func entryExists(_ db: any SQLSession, tournamentId: Int64, playerId: Int64) throws -> Bool {
+        try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournamentEntry WHERE tournamentId = ? AND playerId = ?)",
+                          tournamentId, playerId) ?? false
     }
 
-    private func entryView(_ db: Database, tournamentId id: Int64, playerId: Int64) throws -> TournamentEntry {
-        guard let entry = try Row.fetchOne(db.cached("""
+    private func entryView(_ db: any SQLSession, tournamentId id: Int64, playerId: Int64) throws -> TournamentEntry {
+        guard let entry = try db.fetchOne("""
             SELECT e.joinedAt, e.total, t.endsAt FROM tournamentEntry e JOIN tournament t ON t.id = e.tournamentId
             WHERE e.tournamentId = ? AND e.playerId = ?
-            """), arguments: [id, playerId]) else { throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id).") }
-        let rounds = try Row.fetchAll(db.cached("""
+            """, id, playerId) else { throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id).") }
+        let rounds = try db.fetchAll("""
             SELECT s.n, r.minigame, r.duration, s.signalTime, s.score FROM tournamentScore s
             JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
             WHERE s.tournamentId = ? AND s.playerId = ? ORDER BY s.n
-            """), arguments: [id, playerId]).map { row in
+            """, id, playerId).map { row in
             // Quickdraw's signal is revealed when the round starts (revealTournamentSignal), not in the plan.
-            TournamentEntry.Round(n: row["n"], game: row["minigame"], duration: row["duration"], signalTime: nil, score: row["score"])
+            TournamentEntry.Round(n: try row.get(0, as: Int.self), game: try row.get(1, as: String.self), duration: try row.get(2, as: Double.self),
+                                  signalTime: nil, score: try row.get(4, as: Int?.self))
         }
         return TournamentEntry(
             tournament: id, player: try names(db, [playerId])[playerId] ?? "", joinedAt: try entry.requiredDate(atIndex: 0, "joinedAt"),
-            endsAt: try entry.requiredDate(atIndex: 2, "endsAt"), rounds: rounds, total: entry["total"])
+            endsAt: try entry.requiredDate(atIndex: 2, "endsAt"), rounds: rounds, total: try entry.get(1, as: Int.self))
+    }
+}
+
+// MARK: - GRDB callers (goes when every file has moved)
+
+extension LobbyStore {
+    func tournamentSummary(_ db: Database, id: Int64) throws -> TournamentSummary {
+        try tournamentSummary(db.sql, id: id)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 
 /// Two-way ranging through the lobby: an encounter report may carry what the reporter read of
 /// each player (filtered RSSI, the measured power that player advertises); the lobby keeps it
@@ -34,8 +34,8 @@ extension LobbyStore {
     /// Sends the reading a sighting carries to the player seen, unless one has blocked the other.
     func deliverReading(_ context: inout WriteContext, reporter: Int64, seen: Int64, _ sighting: EncounterSighting) throws {
         guard let rssi = sighting.rssi, let power = sighting.measuredPower,
-              !(try isBlocked(context.db.grdb, reporter, seen)),
-              let username = try String.fetchOne(context.db.grdb.cached("SELECT username FROM player WHERE id = ?"), arguments: [reporter])
+              !(try isBlocked(context.db, reporter, seen)),
+              let username = try context.db.fetchValue(String.self, "SELECT username FROM player WHERE id = ?", reporter)
         else { return }
         try context.record(.peerReading, for: seen,
                            EventData(player: username, rssi: rssi, measuredPower: power, rssiVariance: sighting.rssiVariance))

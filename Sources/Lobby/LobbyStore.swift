@@ -26,10 +26,13 @@ public final class LobbyStore: Sendable {
     /// place); nil on PostgreSQL.
     let sqlite: SQLiteDatabase?
     let checkpointer: WALCheckpointer?
+    /// On PostgreSQL, what brings every instance's committed events to this one's subscribers.
+    let relay: EventRelay?
     let clock: any LobbyClock
     let logger: Logger
     /// Time spent in read and write transactions (`nearplay_lobby_database_seconds`), for `/metrics`.
     let readTimer: CoreMetrics.Timer
+    let metricsFactory: any MetricsFactory
     let writeTimer: CoreMetrics.Timer
     /// Players flagged by ``ScoreScrutiny`` (`nearplay_lobby_players_flagged_total`), by reason.
     let flagCounters: [PlayerFlagReason: CoreMetrics.Counter]
@@ -111,16 +114,19 @@ public final class LobbyStore: Sendable {
         configuration: LobbyConfiguration, clock: any LobbyClock, logger: Logger, metrics: any MetricsFactory
     ) throws {
         let configuration = try configuration.validated()
-        events = EventHub(bufferSize: configuration.liveEventBuffer)
+        let hub = EventHub(bufferSize: configuration.liveEventBuffer)
+        events = hub
         self.database = database
         self.sqlite = sqlite
         self.checkpointer = checkpointer
+        relay = (database as? PostgresDatabase).map { EventRelay(database: $0, hub: hub, logger: logger) }
         self.configuration = configuration
         fairPlay = FairPlayLedger(configuration)
         let cost = configuration.bcryptCost
         dummyPasswordHash = Task { await offload { Bcrypt.hash("no account has this password", cost: cost) } }
         self.clock = clock
         self.logger = logger
+        metricsFactory = metrics
         readTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "read")], factory: metrics)
         writeTimer = Timer(label: "nearplay_lobby_database_seconds", dimensions: [("access", "write")], factory: metrics)
         flagCounters = Dictionary(uniqueKeysWithValues: PlayerFlagReason.allCases.map {
@@ -139,6 +145,7 @@ public final class LobbyStore: Sendable {
     /// Closes every connection (on SQLite after checkpointing the WAL). Call once, after the last
     /// request. On PostgreSQL the connections close as their threads finish what they run.
     public func close() throws {
+        relay?.stop()
         guard let sqlite, let checkpointer else {
             (database as? PostgresDatabase)?.beginClosing()
             return
@@ -180,13 +187,15 @@ public final class LobbyStore: Sendable {
                 }
                 var context = WriteContext(db: db, now: now)
                 let value = try body(&context)
-                return (value, context.events)
+                return (value, try context.storeEvents())
             }
         } catch {
             fairPlay.requeue(activity)
             throw error
         }
-        events.publish(recorded)
+        // On PostgreSQL every instance, this one included, pushes events as their NOTIFY arrives
+        // (``EventRelay``): that keeps each player's pushes in commit order across instances.
+        if sqlite != nil { events.publish(recorded) }
         return value
     }
 
@@ -208,17 +217,61 @@ public final class LobbyStore: Sendable {
 struct WriteContext {
     let db: any SQLSession
     let now: Date
-    var events: [(playerId: Int64, event: LobbyEvent)] = []
+    /// Events recorded so far, stored when the body has returned (``storeEvents()``).
+    var events: [(playerId: Int64, kind: LobbyEvent.Kind, data: EventData)] = []
 
-    /// Stores an event for `playerId` in the feed, to be pushed once the transaction commits.
+    /// Notes an event for `playerId`, to be stored in the feed at the end of the transaction and
+    /// pushed once it commits.
     mutating func record(_ kind: LobbyEvent.Kind, for playerId: Int64, _ data: EventData) throws {
-        let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
-        guard let cursor = try db.fetchValue(Int64.self, "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, ?) RETURNING id",
-                                             playerId, now.unixTime, kind.rawValue, payload) else {
-            throw SQLError.connection("the database stored an event without answering its id")
-        }
-        events.append((playerId, LobbyEvent(cursor: cursor, at: now, kind: kind, data: data)))
+        events.append((playerId, kind, data))
     }
+
+    /// The channel on which PostgreSQL instances tell each other which events they committed.
+    static let eventChannel = "nearplay_events"
+
+    /// Stores the recorded events in the feed and answers them with their cursors.
+    ///
+    /// A player's cursors must grow in the order their transactions commit, or a client that read
+    /// the feed up to cursor 11 would never see a 10 that committed after 11. SQLite's one writer
+    /// gives that order for free. On PostgreSQL, concurrent transactions draw ids from one sequence
+    /// and may commit in any order, so each transaction first takes a transaction-scoped advisory
+    /// lock per player it writes events for (in player order, so two never wait on each other in
+    /// a circle) and only then draws the ids: a second writer for the same player waits until the
+    /// first has committed. The events go last in the transaction, so the locks are held for the
+    /// inserts and the commit only. Every instance learns of the events through a NOTIFY sent on
+    /// commit, in commit order, carrying `player:cursor` pairs.
+    mutating func storeEvents() throws -> [(playerId: Int64, event: LobbyEvent)] {
+        guard !events.isEmpty else { return [] }
+        let order = events.indices.sorted { (events[$0].playerId, $0) < (events[$1].playerId, $1) }
+        if db.dialect == .postgres {
+            for player in Set(events.map(\.playerId)).sorted() {
+                try db.execute("SELECT pg_advisory_xact_lock(?)", Self.eventLockSpace | (player & 0xFFFF_FFFF_FFFF))
+            }
+        }
+        var stored: [(playerId: Int64, event: LobbyEvent)] = []
+        stored.reserveCapacity(events.count)
+        for index in order {
+            let (playerId, kind, data) = events[index]
+            let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
+            guard let cursor = try db.fetchValue(Int64.self, "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, ?) RETURNING id",
+                                                 playerId, now.unixTime, kind.rawValue, payload) else {
+                throw SQLError.connection("the database stored an event without answering its id")
+            }
+            stored.append((playerId, LobbyEvent(cursor: cursor, at: now, kind: kind, data: data)))
+        }
+        if db.dialect == .postgres {
+            // A notification carries at most 8,000 bytes: 200 pairs of two 19-digit numbers fit.
+            for start in stride(from: 0, to: stored.count, by: 200) {
+                let pairs = stored[start..<min(start + 200, stored.count)].map { "\($0.playerId):\($0.event.cursor)" }
+                try db.notify(Self.eventChannel, pairs.joined(separator: ","))
+            }
+        }
+        return stored
+    }
+
+    /// The high 16 bits of the advisory-lock keys that order a player's events ("Ev"); the player's
+    /// id fills the low 48.
+    static let eventLockSpace: Int64 = 0x4576 << 48
 }
 
 extension CoreMetrics.Timer {

@@ -42,6 +42,20 @@ public final class PostgresDatabase: SQLDatabase {
     /// Serialization failures retried, for `/metrics`.
     public var retries: Int { retryCount.load(ordering: .relaxed) }
     private let retryCount = Atomic<Int>(0)
+    private let busyCount = Atomic<Int>(0)
+
+    /// The connection pool now, for `/metrics`: its connections, how many run a transaction, how
+    /// many transactions wait for one, and the conflicts retried since start.
+    public struct PoolFigures: Sendable, Equatable {
+        public var connections: Int
+        public var busy: Int
+        public var waiting: Int
+        public var retries: Int
+    }
+
+    public var poolFigures: PoolFigures {
+        PoolFigures(connections: workers.count, busy: busyCount.load(ordering: .relaxed), waiting: queue.count, retries: retries)
+    }
 
     /// The most times a conflicting write is tried before its caller is told to try again.
     public static let maximumAttempts = 12
@@ -115,7 +129,9 @@ public final class PostgresDatabase: SQLDatabase {
 
     private func run<T: Sendable>(_ work: @escaping @Sendable (WorkerConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let accepted = queue.enqueue { connection in
+            let accepted = queue.enqueue { [self] connection in
+                busyCount.add(1, ordering: .relaxed)
+                defer { busyCount.subtract(1, ordering: .relaxed) }
                 do {
                     guard let connection else { throw SQLError.closed }
                     continuation.resume(returning: try work(connection))
@@ -172,6 +188,13 @@ private final class JobQueue: @unchecked Sendable {
         jobs.append(job)
         condition.signal()
         return true
+    }
+
+    /// Jobs waiting for a worker now.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
     }
 
     /// The next job, waiting for one; nil once closed and empty.

@@ -59,7 +59,9 @@ extension SQLSession {
         guard dialect == .postgres, !ids.isEmpty else { return }
         let sorted = Array(Set(ids)).sorted()
         let marks = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
-        _ = try fetchAll("SELECT id FROM \(table) WHERE id IN (\(marks)) ORDER BY id FOR UPDATE", sorted.map(SQLValue.integer))
+        // NO KEY UPDATE: excludes other lockers and writers of these rows, but not the KEY SHARE
+        // locks that inserting a row referring to them takes, so it never waits on a foreign key.
+        _ = try fetchAll("SELECT id FROM \(table) WHERE id IN (\(marks)) ORDER BY id FOR NO KEY UPDATE", sorted.map(SQLValue.integer))
     }
 
     /// Runs each statement of a script (statements end with `;`) in order.

@@ -48,13 +48,20 @@ public func buildLobbyApplication(
 
 /// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
 /// players hear of it even when nobody calls the API; forgets request keys past their lifetime and
-/// events past their retention.
+/// events past their retention. With several instances on one PostgreSQL, one of them at a time
+/// runs it (a lease).
 struct ExpirySweeper: Service {
     let store: LobbyStore
     let logger: Logger
     var interval: Duration = .seconds(30)
 
     func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await store.exclusively("expiry-sweeper") { await sweep() }
+        }
+    }
+
+    private func sweep() async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await store.expireInvitations()

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Lobby
+import LobbyDatabase
 import Prometheus
 
 /// The lobby's Prometheus metrics, one registry per application: requests and their latency by
@@ -49,11 +50,23 @@ public final class LobbyMetrics: Sendable {
     }
 
     /// The text exposition, with the gauges read now.
-    func exposition(webSocketClients: Int) -> [UInt8] {
+    func exposition(webSocketClients: Int, pool: PostgresDatabase.PoolFigures? = nil) -> [UInt8] {
         registry.makeGauge(
             descriptor: .init(namespace: "nearplay", subsystem: "lobby", metricName: "websocket_clients", unitName: "",
                               helpText: "Live event connections (GET /v1/events/live) open now.")
         ).set(Double(webSocketClients))
+        if let pool {
+            let figures: [(String, String, Int)] = [
+                ("database_connections", "PostgreSQL connections in this instance's pool.", pool.connections),
+                ("database_connections_busy", "Pool connections running a transaction now.", pool.busy),
+                ("database_transactions_waiting", "Transactions waiting for a free pool connection now.", pool.waiting),
+                ("database_conflicts_retried", "Transactions run again after a deadlock or serialization failure, since start.", pool.retries),
+            ]
+            for (name, help, value) in figures {
+                registry.makeGauge(descriptor: .init(namespace: "nearplay", subsystem: "lobby", metricName: name, unitName: "", helpText: help))
+                    .set(Double(value))
+            }
+        }
         return registry.emitToBuffer()
     }
 }

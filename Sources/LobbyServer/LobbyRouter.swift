@@ -22,7 +22,7 @@ public func buildLobbyRouter(
     router.get("metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(webSocketClients: store.events.subscriberCount))))
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(webSocketClients: store.events.subscriberCount, pool: store.databasePool))))
     }
     let v1 = router.group("v1")
     v1.get("health") { _, _ in

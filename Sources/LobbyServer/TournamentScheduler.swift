@@ -5,12 +5,19 @@ import ServiceLifecycle
 /// Starts each location's tournaments as their windows open and closes them as they end, on a
 /// timer beside the server, so a tournament is decided on time even when nobody asks about it.
 /// Requests that touch tournaments settle due ones themselves too, so none is seen running late.
+/// With several instances on one PostgreSQL, one of them at a time runs it (a lease).
 struct TournamentScheduler: Service {
     let store: LobbyStore
     let logger: Logger
     var interval: Duration = .seconds(15)
 
     func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await store.exclusively("tournament-scheduler") { await sweep() }
+        }
+    }
+
+    private func sweep() async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let sweep = try await store.settleTournaments()

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconKeys
 import Foundation
 import Lobby
+import LobbyDatabase
 import LobbyServer
 import Logging
 import Minigames
@@ -9,11 +10,12 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// `nearplay lobby serve`: the HTTP + WebSocket lobby on a SQLite file.
+/// `nearplay lobby serve`: the HTTP + WebSocket lobby on a SQLite file, or on a PostgreSQL
+/// database that several instances share.
 struct LobbyServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the lobby API (/v1) over HTTP, storing everything in a SQLite file.",
+        abstract: "Serve the lobby API (/v1) over HTTP, storing everything in a SQLite file or a PostgreSQL database.",
         discussion: """
             Prints "lobby listening on http://HOST:PORT" once it accepts connections (with --port 0 \
             the system picks the port). SIGTERM or Ctrl-C drains in-flight requests for at most \
@@ -23,6 +25,16 @@ struct LobbyServe: AsyncParsableCommand {
 
     @Option(help: "The SQLite database file; created and migrated if missing.")
     var db = "./nearplay-lobby.sqlite"
+
+    @Option(help: ArgumentHelp(
+        "Where the lobby keeps its state, instead of --db: a PostgreSQL database (postgres://USER@HOST[:PORT]/DATABASE, "
+            + "or postgres://USER@/DATABASE?host=/run/postgresql for a socket), which any number of instances may share, "
+            + "or a SQLite file path. Migrated if needed, once however many instances start together.",
+        valueName: "url|file"))
+    var database: String?
+
+    @Option(help: "PostgreSQL connections this instance keeps (its transactions at once).")
+    var poolSize = 8
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -76,6 +88,7 @@ struct LobbyServe: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port).") }
+        guard (1...200).contains(poolSize) else { throw ValidationError("--pool-size must be 1…200, got \(poolSize).") }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31, got \(bcryptCost).") }
         _ = try enabledMinigames()
         guard rotationPeriod >= 1 else { throw ValidationError("--rotation-period must be at least 1 s, got \(rotationPeriod).") }
@@ -103,10 +116,12 @@ struct LobbyServe: AsyncParsableCommand {
             var configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
             configuration.rotationPeriod = RotationPeriod(seconds: rotationPeriod) ?? .standard
             configuration.staticIdentityGrace = staticIdentityGrace * 86400
-            store = try LobbyStore(path: db, configuration: configuration, logger: logger, metrics: metrics.factory)
+            store = try await LobbyStore.open(location, configuration: configuration, logger: logger, metrics: metrics.factory, poolSize: poolSize)
         } catch {
-            FileHandle.standardError.write(Data(
-                "Error: Cannot open the lobby database \(db) (\(error)): check that its folder exists and is writable.\n".utf8))
+            let advice = PostgresDatabase.isURL(location)
+                ? "check that the server runs, that the address, user and database are right, and that the user may create tables"
+                : "check that its folder exists and is writable"
+            FileHandle.standardError.write(Data("Error: Cannot open the lobby database \(Self.redacted(location)) (\(error)): \(advice).\n".utf8))
             throw ExitCode.failure
         }
         let host = host
@@ -139,7 +154,17 @@ struct LobbyServe: AsyncParsableCommand {
             throw error
         }
         try await Self.close(store)
-        logger.info("lobby stopped; database \(db) closed")
+        logger.info("lobby stopped; database \(Self.redacted(location)) closed")
+    }
+
+    /// The store's location: --database when given, else --db.
+    private var location: String { database ?? db }
+
+    /// `location` without a password, for messages and logs.
+    static func redacted(_ location: String) -> String {
+        guard PostgresDatabase.isURL(location), var components = URLComponents(string: location), components.password != nil else { return location }
+        components.password = "***"
+        return components.string ?? location
     }
 
     /// Closes the store on a thread of its own: closing waits for the WAL checkpointer's task,

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func passwordChangesAreThrottledLikeSignInsAndOnlyTheFirstOfARaceSucceeds() async throws {
-        let server = try TestServer(throttle: .init(accountBurst: 3, accountInterval: 30, addressBurst: 100, addressInterval: 1))
+        let server = try await TestServer(throttle: .init(accountBurst: 3, accountInterval: 30, addressBurst: 100, addressInterval: 1))
         try await server.application.test(.live) { testClient in
             let client = HTTPProbe(port: try #require(testClient.port))
             let alice = try await client.player("alice")
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func signingInAsNobodyTakesAsLongAsAWrongPassword() async throws {
-        let server = try TestServer { $0.bcryptCost = 8 }
+        let server = try await TestServer { $0.bcryptCost = 8 }
         try await server.application.test(.live) { testClient in
             let client = HTTPProbe(port: try #require(testClient.port))
             _ = try await client.player("alice")

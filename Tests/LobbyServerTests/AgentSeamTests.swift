@@ -25,7 +25,7 @@ import enum Lobby.SyntheticRecording
     }
 
     @Test func scoresAreVerifiedWithTheStoredCalibration() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             let players = try await players(base, ["alice", "bob"])
@@ -67,7 +67,7 @@ import enum Lobby.SyntheticRecording
     }
 
     @Test func invitationsAndEncounterReportsAreIdempotentByKey() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             let players = try await players(base, ["alice", "bob", "carol"])
@@ -99,7 +99,7 @@ import enum Lobby.SyntheticRecording
     }
 
     @Test(.timeLimit(.minutes(5))) func liveEventsResumeAfterACursorMissingNothingAndRepeatingNothing() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             let players = try await players(base, ["alice", "bob"])
@@ -148,7 +148,7 @@ import enum Lobby.SyntheticRecording
     }
 
     @Test(.timeLimit(.minutes(5))) func liveEventsEndWithAnErrorWhenTheTokenIsRefused() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let stranger = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))").authenticated("not-a-token")
             await #expect(throws: (any Error).self) {

@@ -28,7 +28,7 @@ extension ConnectionLimits {
 
 /// Runs `body` against a live lobby (a fresh store) held to `limits`, with its port.
 func liveLobby(_ limits: ConnectionLimits = .init(), _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-    let server = try TestServer(connections: limits)
+    let server = try await TestServer(connections: limits)
     try await server.application.test(.live) { client in
         try await body(try #require(client.port))
     }

@@ -10,7 +10,7 @@ import Testing
 /// but these checks keeps a player out of another's data.
 @Suite struct AuthorisationMatrixTests {
     @Test func everyRouteWithAnotherPlayersIdsRefusesOrShowsOnlyWhatAnyPlayerMaySee() async throws {
-        let server = try TestServer { $0.roundsPerGame = 1 }
+        let server = try await TestServer { $0.roundsPerGame = 1 }
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             let bob = try await client.player("bob")

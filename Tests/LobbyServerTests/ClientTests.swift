@@ -9,7 +9,7 @@ import Testing
 /// Tier 3: the real `LobbyClient` against a live server.
 @Suite struct ClientTests {
     @Test func aWholeGameThroughTheClient() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             #expect(try await base.health())

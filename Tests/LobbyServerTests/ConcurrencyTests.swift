@@ -9,7 +9,7 @@ import Testing
     /// 200 concurrent invitations and acceptances aimed at low limits; afterwards no limit is exceeded
     /// and no pair of players has two open games.
     @Test(.timeLimit(.minutes(5))) func limitsHoldUnder200ConcurrentInvitationsAndAcceptances() async throws {
-        let server = try TestServer {
+        let server = try await TestServer {
             $0.maximumOpenGames = 2
             $0.maximumOpenInvitations = 3
         }

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func eventsArePrunedByAge() async throws {
-        let server = try TestServer { $0.eventRetention = 60; $0.peerReadingRetention = 10 }
+        let server = try await TestServer { $0.eventRetention = 60; $0.peerReadingRetention = 10 }
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             let bob = try await client.player("bob")
@@ -61,7 +61,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func aWebSocketClientThatFallsBehindLosesNoEvent() async throws {
         // A small buffer, so five of them are a light flood beside the other suites.
-        let server = try TestServer { $0.liveEventBuffer = 64 }
+        let server = try await TestServer { $0.liveEventBuffer = 64 }
         try await server.application.test(.live) { client in
             let port = try #require(client.port)
             let bob = try await client.player("bob")

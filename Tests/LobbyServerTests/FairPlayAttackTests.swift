@@ -14,7 +14,7 @@ import Testing
     /// A live lobby whose accounts are new (the default rules: issue 21's TestServer otherwise
     /// treats every account as established).
     private func liveLobbyWithNewAccounts(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-        let server = try TestServer { $0.newAccountAge = 7 * 86400 }
+        let server = try await TestServer { $0.newAccountAge = 7 * 86400 }
         try await server.application.test(.live) { client in try await body(try #require(client.port)) }
     }
 
@@ -107,7 +107,7 @@ import Testing
         // The test client connects first and speaks after the probe's registrations, which on a
         // loaded machine take longer than the 10 s a connection normally has to send its first
         // request (the server then closes it, as it should).
-        let server = try TestServer(connections: ConnectionLimits(headTimeout: .seconds(300)))
+        let server = try await TestServer(connections: ConnectionLimits(headTimeout: .seconds(300)))
         try await server.application.test(.live) { client in
             let probe = HTTPProbe(port: try #require(client.port))
             let alice = try await probe.player("alice")

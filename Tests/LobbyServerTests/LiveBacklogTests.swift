@@ -11,7 +11,7 @@ import Testing
 /// controller shut down a descriptor number it had closed, which by then was a WebSocket's.)
 @Suite struct LiveBacklogTests {
     @Test(.timeLimit(.minutes(5))) func everyConnectionGetsTheBacklogFromItsFirstFrame() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             var clients: [LobbyClient] = []

@@ -9,7 +9,7 @@ import Testing
 /// Tier 2: a live server on 127.0.0.1 with an ephemeral port.
 @Suite struct LiveServerTests {
     @Test func protectedRoutesRefuseMissingAndBadTokens() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { client in
             let routes: [(HTTPRequest.Method, String)] = [
                 (.get, "/v1/players/me"), (.patch, "/v1/players/me"), (.delete, "/v1/players/me"),
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func playersCannotActOnOthersInvitationsGamesOrScores() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { client in
             let alice = try await client.player("alice")
             let bob = try await client.player("bob")
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5))) func webSocketPushesTheBacklogThenLiveEvents() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.live) { client in
             let alice = try await client.player("alice")
             let bob = try await client.player("bob")

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -12,7 +12,7 @@ import Testing
 /// that decides tournaments on time.
 @Suite struct LocationRoutesTests {
     @Test func registerSeeJoinAndPlayOverHTTP() async throws {
-        let server = try TestServer { $0.roundsPerGame = 1 }
+        let server = try await TestServer { $0.roundsPerGame = 1 }
         try await server.application.test(.router) { client in
             let owner = try await client.player("owner")
             let alice = try await client.player("alice")
@@ -57,7 +57,7 @@ import Testing
     /// The location's owner (its beacon) publishes the site profile; players read it with the
     /// location; nobody else may publish one, and a profile no site gives is refused.
     @Test func theOwnerPublishesTheSiteProfile() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let owner = try await client.player("owner")
             let alice = try await client.player("alice")
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func badLocationAndTournamentRequestsGet4xxErrorsNamingTheProblem() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
@@ -144,8 +144,8 @@ import Testing
     }
 
     private func isClosed(_ store: LobbyStore, _ id: Int64) async throws -> Bool {
-        try await store.grdbPool.read { db in
-            try String.fetchOne(db, sql: "SELECT state FROM tournament WHERE id = ?", arguments: [id]) == "closed"
+        try await store.database.read { db in
+            try db.fetchValue(String.self, "SELECT state FROM tournament WHERE id = ?", id) == "closed"
         }
     }
 }

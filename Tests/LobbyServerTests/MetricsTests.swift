@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func countsRequestsByRouteTimesTheDatabaseAndNeedsNoToken() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             for id in [1, 2, 3] {

@@ -12,7 +12,7 @@ import Testing
 /// `/metrics` counts it.
 @Suite struct ReplayAttackTests {
     @Test func aLocationIdentityReplayedInTheNextPeriodIsRefusedAndCounted() async throws {
-        let server = try TestServer {
+        let server = try await TestServer {
             $0.rotationPeriod = RotationPeriod(seconds: 2)!
             $0.presenceReportWindow = 1
         }

@@ -8,7 +8,7 @@ import Testing
 /// Tier 1: the router without a socket.
 @Suite struct RouterTests {
     @Test func healthAnswersOK() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let answer = try await client.call(.get, "/v1/health")
             #expect(answer.status == .ok)
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func openAPIDocumentDescribesExactlyTheRoutedPaths() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let routed = Set(buildLobbyRouter(store: server.store).routes.map { route in
             let path = route.path.description
                 .replacingOccurrences(of: #":([A-Za-z]+)"#, with: "{$1}", options: .regularExpression)
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func badInputGetsA4xxJSONErrorNamingTheProblem() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func oversizedBodiesAndNonImagePhotosAreRefused() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.application.test(.router) { client in
             let alice = try await client.player("alice")
             let huge = "{\"invitees\":[\"" + String(repeating: "a", count: 300 * 1024) + "\"]}"

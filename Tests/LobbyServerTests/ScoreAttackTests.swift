@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func scriptedRecordingsAtTheCeilingStillScoreButFlagTheirPlayer() async throws {
-        let server = try TestServer(throttle: .unlimited) { $0.enabledMinigames = ["statue", "screamer", "shaker"] }
+        let server = try await TestServer(throttle: .unlimited) { $0.enabledMinigames = ["statue", "screamer", "shaker"] }
         try await server.application.test(.live) { testClient in
             let port = try #require(testClient.port)
             let client = HTTPProbe(port: port)
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func theCalibrationAScoreIsVerifiedAgainstIsBoundedAndRateLimited() async throws {
-        let server = try TestServer(throttle: .unlimited) { $0.enabledMinigames = ["screamer"] }
+        let server = try await TestServer(throttle: .unlimited) { $0.enabledMinigames = ["screamer"] }
         try await server.application.test(.live) { testClient in
             let client = HTTPProbe(port: try #require(testClient.port))
             let mallory = try await client.player("mallory")
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func quickdrawsSignalIsNotInThePlanAndAReactionIsHeldToTheReveal() async throws {
-        let server = try TestServer(throttle: .unlimited) { $0.enabledMinigames = ["quickdraw"] }
+        let server = try await TestServer(throttle: .unlimited) { $0.enabledMinigames = ["quickdraw"] }
         try await server.application.test(.live) { testClient in
             let client = HTTPProbe(port: try #require(testClient.port))
             let mallory = try await client.player("mallory")

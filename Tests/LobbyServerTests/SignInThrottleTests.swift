@@ -65,7 +65,7 @@ final class ManualSeconds: Sendable {
     /// error, even with the right password (so no bcrypt runs for it); bob, from the same address,
     /// still signs in; once the address is spent, a client from another address is not refused.
     @Test func aPasswordGuesserIsRefusedAndOthersAreNot() async throws {
-        let server = try TestServer(throttle: Self.smallLive)
+        let server = try await TestServer(throttle: Self.smallLive)
         try await server.application.test(.live) { client in
             _ = try await client.player("alice")
             _ = try await client.player("bob")

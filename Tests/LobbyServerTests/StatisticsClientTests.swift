@@ -9,7 +9,7 @@ import Testing
 /// Statistics, boards and achievements through the real client against a live server.
 @Suite struct StatisticsClientTests {
     @Test func statisticsBoardsAndAchievementsThroughTheClient() async throws {
-        let server = try TestServer { $0.roundsPerGame = 1 }
+        let server = try await TestServer { $0.roundsPerGame = 1 }
         try await server.application.test(.live) { testClient in
             let base = LobbyClient(baseURL: "http://127.0.0.1:\(try #require(testClient.port))")
             let bobPlayer = try await base.register(username: "bob", firstName: "Bob", lastName: "B", email: "bob@example.org", password: "password-123")

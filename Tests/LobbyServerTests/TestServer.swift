@@ -1,5 +1,6 @@
 import BeaconKeys
 import AsyncHTTPClient
+import DatabaseTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -11,6 +12,8 @@ import Testing
 
 /// A lobby store in a temporary folder and the application over it. Rounds are Statue unless
 /// configured otherwise, so tests can record any score from 0 to 1000 (see `submitHonestly`).
+/// On SQLite unless `NEARPLAY_LOBBY_ENGINE=postgres`, as `TestLobby`: `scripts/test` runs these
+/// tests once on each engine.
 final class TestServer: Sendable {
     let store: LobbyStore
     let folder: URL
@@ -21,7 +24,7 @@ final class TestServer: Sendable {
     init(
         throttle limits: SignInThrottle.Limits = .init(), connections: ConnectionLimits = .init(),
         _ configure: (inout LobbyConfiguration) -> Void = { _ in }
-    ) throws {
+    ) async throws {
         throttle = SignInThrottle(limits)
         connectionLimits = connections
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-server-tests-\(UUID().uuidString)")
@@ -31,10 +34,18 @@ final class TestServer: Sendable {
         // (invite only players met both ways) are FairPlayAttackTests' and FairPlayTests'.
         configuration.newAccountAge = 0
         configure(&configuration)
-        store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, metrics: metrics.factory)
+        var location = folder.appendingPathComponent("lobby.sqlite").path
+        if ProcessInfo.processInfo.environment["NEARPLAY_LOBBY_ENGINE"]?.lowercased() == "postgres" {
+            let server = try await PrivatePostgres.shared()
+            location = server.url(database: try await server.createDatabase())
+        }
+        store = try await LobbyStore.open(location, configuration: configuration, metrics: metrics.factory, poolSize: 8)
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
+    deinit {
+        if store.isShared { try? store.close() }
+        try? FileManager.default.removeItem(at: folder)
+    }
 
     var application: some ApplicationProtocol {
         var logger = Logger(label: "lobby-test")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct AccountTests {
     @Test func registersWithAUniqueBeaconUnderTheDeploymentUUID() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let alice = try await lobby.player("alice").player
         let bob = try await lobby.player("bob").player
         #expect(alice.beacon.uuid == lobby.store.configuration.deploymentUUID)
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func allocatesDistinctBeaconsUnderConcurrentRegistrations() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let store = lobby.store
         let beacons = try await withThrowingTaskGroup(of: PlayerBeacon.self) { group in
             for i in 0..<40 {
@@ -30,7 +30,7 @@ import Testing
     /// Usernames are unique whatever their case; e-mail addresses are not (issue 21: refusing a
     /// taken one told anyone whether an address had an account).
     @Test func refusesTakenUsernamesWhateverTheirCaseButNotTakenEmails() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         try await lobby.player("alice")
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.register(Registration(username: "ALICE", firstName: "A", lastName: "B", email: "x@example.org", password: "password-123"))
@@ -48,7 +48,7 @@ import Testing
         ("alice", "a@example.org", "short", "password"),
     ])
     func refusesInvalidRegistrationsNamingTheField(username: String, email: String, password: String, field: String) async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.register(Registration(username: username, firstName: "A", lastName: "B", email: email, password: password))
         }
@@ -57,14 +57,14 @@ import Testing
     }
 
     @Test func refusesAWrongPasswordAndAnUnknownToken() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         try await lobby.player("alice")
         await #expect(throws: LobbyError.badCredentials) { try await lobby.store.logIn(username: "alice", password: "wrong-password") }
         await #expect(throws: LobbyError.badToken) { try await lobby.store.authenticate(token: "nope") }
     }
 
     @Test func sessionsExpire() async throws {
-        let lobby = try TestLobby { $0.sessionLifetime = 3600 }
+        let lobby = try await TestLobby { $0.sessionLifetime = 3600 }
         try await lobby.player("alice")
         let session = try await lobby.store.logIn(username: "alice", password: "password-123")
         _ = try await lobby.store.authenticate(token: session.token)
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func editsNamesAndPasswordAndANewPasswordEndsSessions() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (id, _) = try await lobby.player("alice")
         let session = try await lobby.store.logIn(username: "alice", password: "password-123")
         let other = try await lobby.store.logIn(username: "alice", password: "password-123")
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func aPasswordChangeNeedsTheCurrentPasswordAndALiveSession() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (id, _) = try await lobby.player("alice")
         let session = try await lobby.store.logIn(username: "alice", password: "password-123")
         let wrong = await #expect(throws: LobbyError.self) {
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func acceptsPNGAndJPEGPhotosCheckedByTheirBytes() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (id, _) = try await lobby.player("alice")
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
         let player = try await lobby.store.setPhoto(id, bytes: png)
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func refusesAPhotoThatIsNotAnImageOrTooLarge() async throws {
-        let lobby = try TestLobby { $0.maximumPhotoBytes = 1000 }
+        let lobby = try await TestLobby { $0.maximumPhotoBytes = 1000 }
         let (id, _) = try await lobby.player("alice")
         let notImage = await #expect(throws: LobbyError.self) { try await lobby.store.setPhoto(id, bytes: Data("GIF89a...".utf8)) }
         #expect(notImage?.code == "notAnImage")
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func deletingAnonymisesButGamesKeepADeletedPlayerReference() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])

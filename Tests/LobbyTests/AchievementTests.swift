@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Testing
 @testable import Lobby
 
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func everyAchievementIsListedWithItsProgress() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob")
         try await lobby.play((ids[0], "alice"), beats: (ids[1], "bob"), key: "g")
         let list = try await lobby.store.achievements(ids[1])
@@ -36,7 +36,7 @@ import Testing
     /// The first win is granted in the transaction that records it and returned by the submission
     /// that finished the game; a retry of that submission answers the same and grants nothing more.
     @Test func firstWinComesWithTheFinishingSubmissionAndOnlyOnce() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob")
         let receipt = try await lobby.play((ids[0], "alice"), beats: (ids[1], "bob"), key: "g")
         #expect(receipt.game.achievements?.map(\.achievement) == ["firstWin"])
@@ -50,17 +50,17 @@ import Testing
         #expect(try await granted(lobby, ids[1])["firstWin"] == nil)
         // Granting again in another transaction finds nothing new.
         let (store, now, alice) = (lobby.store, lobby.clock.now(), ids[0])
-        let recorded = try await store.grdbPool.write { db in
-            var context = WriteContext(db: db.sql, now: now)
+        let recorded = try await store.database.write { db in
+            var context = WriteContext(db: db, now: now)
             try store.grantAchievements(&context, player: alice, boards: [], gameId: nil, round: nil)
             return context.events.count
         }
         #expect(recorded == 0)
-        #expect(try lobby.count("achievement", "playerId = ?", [ids[0]]) == 1)
+        #expect(try await lobby.count("achievement", "playerId = ?", [ids[0]]) == 1)
     }
 
     @Test func gamesPlayedUnlockedPlayersAndMinigameWinsReachTheirTiers() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let alice = try await lobby.player("alice").id
         var last: ScoreReceipt?
         for index in 1...10 {
@@ -74,8 +74,8 @@ import Testing
         }
         #expect(Set(last?.game.achievements?.map(\.achievement) ?? []) == ["games", "collector"])
         // The higher tiers come from the same counters: 49 games + 1 is the second tier.
-        try await lobby.store.grdbPool.write { [alice] db in
-            try db.execute(sql: "UPDATE playerTotals SET games = 49, losses = 49 - wins - draws WHERE playerId = ?", arguments: [alice])
+        try await lobby.store.database.write { [alice] db in
+            try db.execute("UPDATE playerTotals SET games = 49, losses = 49 - wins - draws WHERE playerId = ?", alice)
         }
         let rival = try await lobby.player("rival11").id
         let receipt = try await lobby.play((alice, "alice"), beats: (rival, "rival11"), key: "g11")
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func sixGamesInOneLocalDayIsABusyDay() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob")
         try await lobby.setZone(ids[0], "America/New_York")
         lobby.move(to: TestLobby.instant("2027-02-01T05:10:00Z")) // 00:10 in New York
@@ -102,12 +102,12 @@ import Testing
     }
 
     @Test func aTopThreePlaceOnABoardOfFiveCounts() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("anna", "bert", "cleo", "dora", "emil", "finn")
         try await lobby.play((ids[0], "anna"), beats: (ids[1], "bert"), key: "g1")
         try await lobby.play((ids[2], "cleo"), beats: (ids[3], "dora"), key: "g2")
         // Only four players on the boards so far: nobody is on a podium yet.
-        #expect(try lobby.count("achievement", "kind = 'podium'") == 0)
+        #expect(try await lobby.count("achievement", "kind = 'podium'") == 0)
         let receipt = try await lobby.play((ids[4], "emil"), beats: (ids[5], "finn"), key: "g3")
         #expect(receipt.game.achievements?.map(\.achievement).contains("podium") == true)
         #expect(try await granted(lobby, ids[4])["podium"] == [1])
@@ -116,18 +116,19 @@ import Testing
     }
 
     @Test func aTournamentWinIsGrantedOnce() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let alice = try await lobby.player("alice").id
         let (store, now) = (lobby.store, lobby.clock.now())
         for _ in 0..<2 {
-            try await store.grdbPool.write { db in
-                var context = WriteContext(db: db.sql, now: now)
+            try await store.database.write { db in
+                var context = WriteContext(db: db, now: now)
                 try store.recordTournamentWin(&context, player: alice)
+                _ = try context.storeEvents()
             }
         }
         #expect(try await granted(lobby, alice)["tournamentWin"] == [1])
         #expect(try await lobby.store.achievements(alice).first { $0.achievement == "tournamentWin" }?.value == 2)
-        #expect(try lobby.count("achievement", "playerId = ?", [alice]) == 1)
+        #expect(try await lobby.count("achievement", "playerId = ?", [alice]) == 1)
     }
 
     @Test func tiersFollowTheirThresholds() {

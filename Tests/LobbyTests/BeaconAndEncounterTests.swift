@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct BeaconAndEncounterTests {
     @Test func resolvesABeaconToThePublicProfile() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player
         let profile = try await lobby.store.resolve(viewer: alice, uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor)
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func neverResolvesForSomeoneThePlayerBlocked() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         try await lobby.store.block(bob, username: "alice")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func ignoresOtherDeploymentsAndUnknownIdentities() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player
         let receipt = try await lobby.store.recordEncounters(reporter: alice, [
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func statisticsAreVisibleOnlyWhileSeenWithinTheWindow() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         try await lobby.player("bob")
         let hidden = await #expect(throws: LobbyError.self) { try await lobby.store.stats(viewer: alice, username: "bob") }
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func statisticsCoverOnlyTheConfiguredSpan() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])

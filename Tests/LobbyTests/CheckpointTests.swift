@@ -8,7 +8,7 @@ import Testing
 /// growing, no commit checkpoints in place, and everything written is there after a reopen.
 @Suite struct CheckpointTests {
     @Test(.timeLimit(.minutes(5))) func largeWritesAreCheckpointedBesideTheWriter() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby(engine: .sqlite)
         let players = try await lobby.players("alice", "bob", "carol", "dave")
         var photos: [Int64: Data] = [:]
         for round in 0..<100 {

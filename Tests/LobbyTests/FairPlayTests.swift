@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func identitiesAreDrawnAtRandomNotInSequence() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         var identities: [Int] = []
         for i in 0..<24 {
             let player = try await lobby.player("player\(i)").player
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func aPlayerOffTheAirCannotBeReportedOrResolved() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         lobby.clock.advance(by: 11 * 60)
@@ -51,17 +51,17 @@ import Testing
     }
 
     @Test func activityIsWrittenDownForOtherProcessesOfTheSameDatabase() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (bob, _) = try await lobby.player("bob")
         lobby.clock.advance(by: 30 * 60)
         lobby.store.noteActive(bob)
         try await lobby.store.expireInvitations()  // any write carries the activity along
-        let written = try await lobby.store.grdbPool.read { try Double.fetchOne($0, sql: "SELECT activeAt FROM player WHERE id = ?", arguments: [bob]) }
+        let written = try await lobby.store.database.read { db in try db.fetchValue(Double.self, "SELECT activeAt FROM player WHERE id = ?", bob) }
         #expect(written == lobby.clock.now().timeIntervalSince1970)
     }
 
     @Test func identitiesThatLeadNowhereSpendGuessesThenOnlyMetPlayersCount() async throws {
-        let lobby = try TestLobby { $0.identityGuessesPerHour = 5 }
+        let lobby = try await TestLobby { $0.identityGuessesPerHour = 5 }
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         let (carol, carolPlayer) = try await lobby.player("carol")
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func reportsAndResolutionsAreRateLimitedPerPlayer() async throws {
-        let lobby = try TestLobby { $0.encounterReportsPerMinute = 3; $0.resolutionsPerMinute = 3 }
+        let lobby = try await TestLobby { $0.encounterReportsPerMinute = 3; $0.resolutionsPerMinute = 3 }
         let (alice, _) = try await lobby.player("alice")
         let (mallory, _) = try await lobby.player("mallory")
         let (_, bob) = try await lobby.player("bob")
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func aLocationWhoseDeviceIsOffTheAirProvesNoPresence() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (owner, _) = try await lobby.player("owner")
         let (player, _) = try await lobby.player("player")
         let location = try await lobby.store.registerLocation(owner, name: "Hall").location
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func newAccountsInviteOnlyPlayersTheyMetBothWays() async throws {
-        let lobby = try TestLobby { $0.newAccountAge = 7 * 86400 }
+        let lobby = try await TestLobby { $0.newAccountAge = 7 * 86400 }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         try await lobby.see(alice, "bob")
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func throwAwayAccountsCannotMakeAPlayerUninvitable() async throws {
-        let lobby = try TestLobby { $0.newAccountAge = 86400; $0.maximumOpenInvitations = 3 }
+        let lobby = try await TestLobby { $0.newAccountAge = 86400; $0.maximumOpenInvitations = 3 }
         let (victim, _) = try await lobby.player("victim")
         let (friend, _) = try await lobby.player("friend")
         lobby.clock.advance(by: 2 * 86400)
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func photosAreForPlayersWhoMetTheirOwner() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (mallory, _) = try await lobby.player("mallory")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 32)

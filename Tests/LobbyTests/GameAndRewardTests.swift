@@ -48,7 +48,7 @@ import Testing
 
 @Suite struct GameTests {
     @Test func scoresAreIdempotentByKey() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func evaluatesWhenEveryoneHasPlayedEveryRound() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func twoPlayerRewardsAreAppliedWithTheEvaluation() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (winner, _) = try await lobby.player("winner")
         let (loser, _) = try await lobby.player("loser")
         let (shared, _) = try await lobby.player("shared")
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func groupWinnerGainsOthersUnlocksAsPersistent() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let ids = try await lobby.players("www", "bbb", "ccc", "friend")
         let (w, b, c, friend) = (ids[0], ids[1], ids[2], ids[3])
         let g1 = try await lobby.openGame(b, with: [(friend, "friend")])
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func eventsArePushedAndReadableAfterACursor() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let live = lobby.store.events.subscribe(playerId: bob)

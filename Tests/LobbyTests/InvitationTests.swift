@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct InvitationTests {
     @Test func invitesOnlyPlayersCurrentlySeenOrUnlocked() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         try await lobby.player("bob")
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.invite(alice, usernames: ["bob"]) }
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func groupInvitationLeavesOutWhoCannotBeInvitedAndSaysWhy() async throws {
-        let lobby = try TestLobby { $0.maximumOpenInvitations = 1 }
+        let lobby = try await TestLobby { $0.maximumOpenInvitations = 1 }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func refusesWhenAnOpenGameExistsBetweenTheTwo() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         _ = try await lobby.openGame(alice, with: [(bob, "bob")])
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func refusesTheInviterAtTheOpenGamesLimit() async throws {
-        let lobby = try TestLobby { $0.maximumOpenGames = 2 }
+        let lobby = try await TestLobby { $0.maximumOpenGames = 2 }
         let (alice, _) = try await lobby.player("alice")
         for name in ["bob", "carol", "dave"] {
             try await lobby.player(name)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func acceptingIsRefusedAtTheOpenGamesLimit() async throws {
-        let lobby = try TestLobby { $0.maximumOpenGames = 1 }
+        let lobby = try await TestLobby { $0.maximumOpenGames = 1 }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func declineBlocksReinvitingForTheCooldown() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         try await lobby.see(alice, "bob")
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func gameOpensOnceEveryInviteeAnsweredWithThoseWhoAccepted() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func expiryOpensTheGameWithWhoAcceptedOrCancelsIt() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         try await lobby.player("carol")
@@ -144,7 +144,7 @@ import Testing
     /// A group game pairs its invitees with each other too, so two invitees who already share a
     /// game cannot both be in a new one.
     @Test func groupInvitationKeepsInviteePairsToOneOpenGame() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         try await lobby.player("carol")

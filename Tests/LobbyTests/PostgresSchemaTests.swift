@@ -10,7 +10,7 @@ import Testing
     /// Tables, columns (type, NOT NULL, default, identity), CHECK counts, indexes, foreign keys
     /// (with ON DELETE) and triggers, with SQLite's translated by the rules PostgresSchema states.
     @Test func postgresSchemaMatchesSQLites() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby(engine: .sqlite)
         let sqlite = try SQLiteDatabase(path: lobby.path)
         let expected = try await sqlite.read { db in try SchemaShape.expected(fromSQLite: db) }
         try await sqlite.close()
@@ -65,7 +65,7 @@ import Testing
     /// the unlock triggers keep their counts, and a username or location name taken in another
     /// case is refused.
     @Test func triggersAndCaseInsensitiveNamesActAlike() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby(engine: .sqlite)
         let sqlite = try SQLiteDatabase(path: lobby.path)
         let postgres = try await PostgresDatabase(url: PrivatePostgres.shared().createDatabase())
         try await postgres.migrate(PostgresSchema.migrations)

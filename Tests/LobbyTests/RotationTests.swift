@@ -1,6 +1,6 @@
 import BeaconKeys
 import Foundation
-import GRDB
+import LobbyDatabase
 import Testing
 @testable import Lobby
 
@@ -12,11 +12,11 @@ import Testing
     }
 
     func id(_ lobby: TestLobby, _ username: String) async throws -> Int64 {
-        try #require(try await lobby.store.grdbPool.read { try Query.player($0, username: username) }?.id)
+        try #require(try await lobby.store.database.read { db in try Query.player(db, username: username) }?.id)
     }
 
     @Test func aPlayersIdentityChangesEveryPeriodAndResolvesAcrossOneBoundaryOnly() async throws {
-        let lobby = try TestLobby { $0.rotationPeriod = RotationPeriod(seconds: 60)! }
+        let lobby = try await TestLobby { $0.rotationPeriod = RotationPeriod(seconds: 60)! }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         var heard: [PlayerBeacon] = []
@@ -51,24 +51,24 @@ import Testing
     }
 
     @Test func staticIdentitiesResolveOnlyInTheMigrationWindow() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
-        let row = try #require(try await lobby.store.grdbPool.read { try Row.fetchOne($0, sql: "SELECT beaconMajor, beaconMinor FROM player WHERE id = ?", arguments: [bob]) })
+        let row = try #require(try await lobby.store.database.read { db in try db.fetchOne("SELECT beaconMajor, beaconMinor FROM player WHERE id = ?", bob) })
         let uuid = lobby.store.configuration.deploymentUUID
-        let (major, minor): (Int, Int) = (row[0], row[1])
+        let (major, minor) = (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
         lobby.store.noteActive(bob)
         // A new deployment never advertised static identities: they name nobody.
         await #expect(throws: LobbyError.self) { try await lobby.store.resolve(viewer: alice, uuid: uuid, major: major, minor: minor) }
 
         // A deployment that upgraded an hour ago, with a day's grace: they resolve until it ends.
         let since = lobby.clock.now().addingTimeInterval(-3600).timeIntervalSince1970
-        try await lobby.store.grdbPool.write { db in
-            try db.execute(sql: "INSERT INTO lobbySetting (name, value) VALUES ('staticIdentitiesSince', ?)", arguments: [since])
+        try await lobby.store.database.write { db in
+            try db.execute("INSERT INTO lobbySetting (name, value) VALUES ('staticIdentitiesSince', ?)", since)
         }
         var configuration = lobby.store.configuration
         configuration.staticIdentityGrace = 86400
-        let upgraded = try LobbyStore(path: lobby.path, configuration: configuration, clock: lobby.clock)
+        let upgraded = try await lobby.reopen(configuration: configuration)
         upgraded.noteActive(bob)
         #expect(try await upgraded.resolve(viewer: alice, uuid: uuid, major: major, minor: minor).username == "bob")
         lobby.clock.advance(by: 86400 - 3600)
@@ -93,15 +93,15 @@ import Testing
     }
 
     @Test func collidingIdentitiesAreAnsweredByWhomTheViewerMetOrNotAtAll() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")
         let period = lobby.store.configuration.rotationPeriod.index(at: lobby.clock.now())
         let (first, second) = Self.collidingSecrets(period: period)
         for (id, secret) in [(bob, first), (carol, second)] {
-            try await lobby.store.grdbPool.write { db in
-                try db.execute(sql: "UPDATE player SET beaconSecret = ? WHERE id = ?", arguments: [Data(secret.bytes), id])
+            try await lobby.store.database.write { db in
+                try db.execute("UPDATE player SET beaconSecret = ? WHERE id = ?", Data(secret.bytes), id)
             }
             lobby.store.identities.add(.player, id, secret: secret)
             lobby.store.noteActive(id)
@@ -116,9 +116,8 @@ import Testing
                 "neither is recorded on a guess")
         // Alice met bob before: the one she met is the one she hears.
         let before = lobby.clock.now().addingTimeInterval(-7200).timeIntervalSince1970
-        try await lobby.store.grdbPool.write { db in
-            try db.execute(sql: "INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, 1)",
-                           arguments: [alice, bob, before])
+        try await lobby.store.database.write { db in
+            try db.execute("INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, 1)", alice, bob, before)
         }
         #expect(try await lobby.store.resolve(viewer: alice, uuid: shared.uuid, major: shared.major, minor: shared.minor).username == "bob")
         #expect(try await lobby.store.recordEncounters(reporter: alice, [Self.sighting(shared, at: lobby.clock.now())]).recorded == 1)
@@ -128,7 +127,7 @@ import Testing
     }
 
     @Test func aRecordedLocationIdentityProvesNothingInTheNextPeriod() async throws {
-        let lobby = try TestLobby {
+        let lobby = try await TestLobby {
             $0.rotationPeriod = RotationPeriod(seconds: 60)!
             $0.presenceReportWindow = 10
         }
@@ -167,7 +166,7 @@ import Testing
     }
 
     @Test func keysAreIssuedToTheirOwnersOnlyAndToOldPlayersAtSignIn() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (owner, _) = try await lobby.player("owner")
         let (stranger, _) = try await lobby.player("stranger")
         let location = try await lobby.store.registerLocation(owner, name: "Hall").location
@@ -177,8 +176,8 @@ import Testing
         #expect(other?.kind == .notFound)
         #expect(try await lobby.store.beaconKey(owner).secret != (try await lobby.store.beaconKey(stranger)).secret)
         // A player from before rotation has no secret until it signs in.
-        try await lobby.store.grdbPool.write { db in try db.execute(sql: "UPDATE player SET beaconSecret = NULL WHERE id = ?", arguments: [stranger]) }
+        try await lobby.store.database.write { db in try db.execute("UPDATE player SET beaconSecret = NULL WHERE id = ?", stranger) }
         _ = try await lobby.store.logIn(username: "stranger", password: "password-123")
-        #expect(try await lobby.store.grdbPool.read { try Data.fetchOne($0, sql: "SELECT beaconSecret FROM player WHERE id = ?", arguments: [stranger]) }?.count == 32)
+        #expect(try await lobby.store.database.read { db in try db.fetchValue(Data.self, "SELECT beaconSecret FROM player WHERE id = ?", stranger) }?.count == 32)
     }
 }

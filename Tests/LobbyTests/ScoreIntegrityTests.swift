@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func refusesANoiseFloorQuieterThanADeviceInARoomMeasures() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, Self.microphone(-90)) }
         #expect(error?.code == "calibrationRefused")
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func limitsCalibrationChangesToAFewADay() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         for floor in [-70.0, -65, -60] {
             try await lobby.store.setCalibration(alice, Self.microphone(floor))
@@ -46,7 +46,7 @@ import Testing
     }
 
     func quickdrawGame() async throws -> (TestLobby, alice: Int64, game: Int64) {
-        let lobby = try TestLobby { $0.enabledMinigames = ["quickdraw"] }
+        let lobby = try await TestLobby { $0.enabledMinigames = ["quickdraw"] }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         return (lobby, alice, try await lobby.openGame(alice, with: [(bob, "bob")]))
@@ -56,7 +56,7 @@ import Testing
         let (lobby, alice, game) = try await quickdrawGame()
         #expect(try await lobby.store.game(alice, id: game).rounds.allSatisfy { $0.signalTime == nil })
         // The recording reacts 0.2 s after the signal the lobby drew, which the client never asked for.
-        let recording = try lobby.recording(game: game, round: 1, score: 929)
+        let recording = try await lobby.recording(game: game, round: 1, score: 929)
         lobby.clock.advance(by: 60)
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 929, key: "q1", recording: recording)
@@ -65,14 +65,14 @@ import Testing
         #expect(error?.code == "signalNotRevealed")
         // Moving early scores 0, which needs no signal: a player who did not play loses nothing.
         #expect(try await lobby.store.submitScore(alice, game: game, round: 2, score: 0, key: "q2",
-                                                  recording: try lobby.recording(game: game, round: 2, score: 0)).created)
+                                                  recording: try await lobby.recording(game: game, round: 2, score: 0)).created)
     }
 
     @Test func aQuickdrawReactionIsHeldToTheLobbysClockOfTheReveal() async throws {
         let (lobby, alice, game) = try await quickdrawGame()
         let reveal = try await lobby.store.revealSignal(alice, game: game, round: 1)
         #expect(abs(reveal.revealedAt.timeIntervalSince(lobby.clock.now())) < 0.001)
-        let recording = try lobby.recording(game: game, round: 1, score: 929)
+        let recording = try await lobby.recording(game: game, round: 1, score: 929)
         let reaction = try #require(Quickdraw().score(recording).details["reaction_s"])
         // Sent right after the signal the lobby revealed: the reaction has not happened yet.
         lobby.clock.advance(by: reveal.signalTime + reaction - 0.1)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func onlyQuickdrawRoundsHaveASignalToReveal() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func aFlaggedWinnersTournamentRewardsAreHeldUntilAnOperatorClearsIt() async throws {
-        let lobby = try TestLobby { $0.enabledMinigames = ["statue", "shaker", "screamer"] }
+        let lobby = try await TestLobby { $0.enabledMinigames = ["statue", "shaker", "screamer"] }
         let (owner, alice, bob, carol, dave) = try await (lobby.player("owner").id, lobby.player("alice").id, lobby.player("bob").id,
                                                            lobby.player("carol").id, lobby.player("dave").id)
         try await playAtTheCeiling(lobby, alice, against: (carol, "carol"), games: 1)
@@ -187,7 +187,7 @@ import Testing
     }
 
     @Test func recordingsWithoutAFingerprintFlagTheirPlayer() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])

@@ -1,10 +1,10 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 @testable import Lobby
 
 extension TestLobby {
     /// A store whose games have one round, so a result costs three requests.
-    static func oneRound() throws -> TestLobby { try TestLobby { $0.roundsPerGame = 1 } }
+    static func oneRound() async throws -> TestLobby { try await TestLobby { $0.roundsPerGame = 1 } }
 
     /// Plays a one-round game that `winner` wins 900 to 100 (or a 500–500 draw), finished by the
     /// winner's submission; returns that submission's receipt.
@@ -30,7 +30,9 @@ extension TestLobby {
     }
 
     /// Rows of `table` in the store.
-    func count(_ table: String, _ filter: String = "1", _ arguments: StatementArguments = []) throws -> Int {
-        try store.grdbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(filter)", arguments: arguments) ?? 0 }
+    func count(_ table: String, _ filter: String = "1 = 1", _ arguments: [any SQLValueConvertible] = []) async throws -> Int {
+        try await store.database.read { [arguments = arguments.map(\.sqlValue)] db in
+            try db.fetchValue(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(filter)", arguments) ?? 0
+        }
     }
 }

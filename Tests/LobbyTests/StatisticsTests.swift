@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Testing
 @testable import Lobby
 
@@ -13,7 +13,7 @@ import Testing
 
     /// A game at 23:30 in Los Angeles counts on that Los Angeles day, though it is the next day in UTC.
     @Test func groupsResultsByDayInThePlayersZone() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let (alice, bob) = (try await lobby.player("alice").id, try await lobby.player("bob").id)
         try await lobby.setZone(alice, "America/Los_Angeles")
         lobby.move(to: TestLobby.instant("2027-06-16T06:30:00Z")) // 23:30 on 15 June in Los Angeles
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func ranksByUnlockedPlayersRecordsAndTopCountry() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob", "carol", "dave")
         let (alice, bob, carol, dave) = (ids[0], ids[1], ids[2], ids[3])
         try await lobby.setZone(bob, "Europe/Oslo", country: "no")
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aDeletedPlayerLeavesTheBoards() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob")
         try await lobby.play((ids[0], "alice"), beats: (ids[1], "bob"), key: "g")
         #expect(try await lobby.store.leaderboard(viewer: ids[1], board: .allTime).participants == 2)
@@ -79,18 +79,18 @@ import Testing
         var ids: [String: Int64] = [:]
         for (name, _) in points { ids[name] = try await lobby.player(name).id }
         let rows = points.map { (ids[$0.0]!, $0.1) }
-        try await lobby.store.grdbPool.write { db in
+        try await lobby.store.database.write { db in
             for (id, value) in rows {
                 // In two steps, so the tally is kept through an update as well as an insert.
-                try board.add(db.sql, player: id, points: value - 1)
-                try board.add(db.sql, player: id, points: 1)
+                try board.add(db, player: id, points: value - 1)
+                try board.add(db, player: id, points: 1)
             }
         }
         return ids
     }
 
     @Test func tiesShareARankAndTheNextRankSkips() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let ids = try await seed(lobby, [("anna", 10), ("bert", 7), ("cleo", 7), ("dora", 5), ("emil", 5), ("finn", 5), ("gus", 1)])
         let page = try await lobby.store.leaderboard(viewer: ids["finn"]!, board: .allTime, limit: 100)
         #expect(page.entries.map(\.rank) == [1, 2, 2, 4, 4, 4, 7])
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func pagesStartWithTheRightRankInsideATie() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let ids = try await seed(lobby, [("anna", 10), ("bert", 7), ("cleo", 7), ("dora", 5), ("emil", 5), ("finn", 5), ("gus", 1)])
         let viewer = ids["gus"]!
         for (offset, names, ranks) in [(2, ["cleo", "dora"], [2, 4]), (3, ["dora", "emil"], [4, 4]), (4, ["emil", "finn"], [4, 4]),
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func playersWithoutPointsInTheWindowAreLeftOut() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob", "carol")
         try await lobby.play((ids[0], "alice"), beats: (ids[1], "bob"), key: "g1")
         lobby.clock.advance(by: 2 * 86400)
@@ -138,7 +138,7 @@ import Testing
 
     /// Each player's points land in the window of its own zone; the caller's zone picks the window.
     @Test func windowsAreLocalToEachZone() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("kiri", "lars")
         let (kiri, lars) = (ids[0], ids[1])
         try await lobby.setZone(kiri, "Pacific/Auckland")     // UTC+13 in January
@@ -166,7 +166,7 @@ import Testing
 
     /// On the night Oslo leaves summer time, 23:30 on Sunday is still that week; 00:10 is the next.
     @Test func weekBoundaryAcrossTheDaylightSavingChange() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("olga", "pers")
         let (olga, pers) = (ids[0], ids[1])
         try await lobby.setZone(olga, "Europe/Oslo")
@@ -208,17 +208,17 @@ import Testing
     }
 
     @Test func promotionAndDemotionFromAWeeksStandings() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let names = (1...10).map { "player\($0)" }
         var ids: [Int64] = []
         for name in names { ids.append(try await lobby.player(name).id) }
         let week = LocalCalendar.day(fromText: "2027-01-18")!
         let store = lobby.store
         let players = ids
-        try await store.grdbPool.write { db in
+        try await store.database.write { db in
             // Points 100, 90, …, 10: player1 and player2 go up, player9 and player10 would go down (tier 1 floors them).
             for (index, id) in players.enumerated() {
-                try store.addLeaguePoints(db.sql, player: id, week: week, points: 100 - 10 * index)
+                try store.addLeaguePoints(db, player: id, week: week, points: 100 - 10 * index)
             }
         }
         lobby.move(to: TestLobby.instant("2027-01-20T12:00:00Z"))
@@ -228,42 +228,42 @@ import Testing
         #expect(board.participants == 10)
 
         let next = week + 7
-        let tiers = try await store.grdbPool.write { db in
-            for (index, id) in players[0..<2].enumerated() { try store.addLeaguePoints(db.sql, player: id, week: next, points: [30, 10][index]) }
-            return try players.map { try store.tier(db.sql, player: $0, week: next) }
+        let tiers = try await store.database.write { db in
+            for (index, id) in players[0..<2].enumerated() { try store.addLeaguePoints(db, player: id, week: next, points: [30, 10][index]) }
+            return try players.map { try store.tier(db, player: $0, week: next) }
         }
         #expect(tiers == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1])
         // In Silver the two of them are a group of two: the winner goes up, the other down.
-        let third = try await store.grdbPool.read { db in
-            try players[0..<2].map { try store.tier(db.sql, player: $0, week: next + 7) }
+        let third = try await store.database.read { db in
+            try players[0..<2].map { try store.tier(db, player: $0, week: next + 7) }
         }
         #expect(third == [3, 1])
         // Skipping a week costs a tier more: player1 would be Gold after its win, Silver after a missed week.
-        let skipped = try await store.grdbPool.read { db in try store.tier(db.sql, player: players[0], week: next + 14) }
+        let skipped = try await store.database.read { db in try store.tier(db, player: players[0], week: next + 14) }
         #expect(skipped == 2)
     }
 
     @Test func groupsFillUpToTwentyThenANewOneOpens() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         var ids: [Int64] = []
         for index in 0..<21 { ids.append(try await lobby.player("p\(index)xx").id) }
         let week = LocalCalendar.day(fromText: "2027-01-18")!
         let store = lobby.store
         let players = ids
-        let groups = try await store.grdbPool.write { db in
-            for id in players { try store.addLeaguePoints(db.sql, player: id, week: week, points: 3) }
-            try store.addLeaguePoints(db.sql, player: players[0], week: week, points: 4)
-            return try Int.fetchAll(db, sql: "SELECT groupNumber FROM league WHERE week = ? ORDER BY playerId", arguments: [week])
+        let groups = try await store.database.write { db in
+            for id in players { try store.addLeaguePoints(db, player: id, week: week, points: 3) }
+            try store.addLeaguePoints(db, player: players[0], week: week, points: 4)
+            return try db.fetchAll("SELECT groupNumber FROM league WHERE week = ? ORDER BY playerId", week).map { try $0.get(0, as: Int.self) }
         }
         #expect(groups == Array(repeating: 1, count: 20) + [2])
-        let points = try await store.grdbPool.read { db in
-            try Int.fetchOne(db, sql: "SELECT points FROM league WHERE week = ? AND playerId = ?", arguments: [week, players[0]])
+        let points = try await store.database.read { db in
+            try db.fetchValue(Int.self, "SELECT points FROM league WHERE week = ? AND playerId = ?", week, players[0])
         }
         #expect(points == 7)
     }
 
     @Test func aGamesPointsGoToEachPlayersLeague() async throws {
-        let lobby = try TestLobby.oneRound()
+        let lobby = try await TestLobby.oneRound()
         let ids = try await lobby.players("alice", "bob")
         try await lobby.play((ids[0], "alice"), beats: (ids[1], "bob"), key: "g")
         let board = try await lobby.store.leaderboard(viewer: ids[1], board: .league)

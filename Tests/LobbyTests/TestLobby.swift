@@ -1,20 +1,32 @@
+import DatabaseTestSupport
 import Foundation
-import GRDB
+import LobbyDatabase
 import Minigames
 import SensorSamples
 import Testing
 @testable import Lobby
 
-/// A store in its own temporary folder with a manual clock and cheap password hashing. Rounds are
-/// Statue unless configured otherwise: a Statue recording can give any score from 0 to 1000, so
-/// the rules can be tested on chosen scores.
+/// A store in its own temporary folder (SQLite) or database (PostgreSQL) with a manual clock and
+/// cheap password hashing. Rounds are Statue unless configured otherwise: a Statue recording can
+/// give any score from 0 to 1000, so the rules can be tested on chosen scores.
+///
+/// The engine is SQLite unless `NEARPLAY_LOBBY_ENGINE=postgres`: `scripts/test` runs the lobby's
+/// tests once on each, against a private PostgreSQL cluster (``PrivatePostgres``) for the second.
+/// Tests of what only SQLite has (its WAL, its migrations from old files) ask for it by name.
 final class TestLobby {
+    /// The engine tests run on when they do not name one.
+    static var engine: SQLDialect {
+        ProcessInfo.processInfo.environment["NEARPLAY_LOBBY_ENGINE"]?.lowercased() == "postgres" ? .postgres : .sqlite
+    }
+
     var beacons: [String: PlayerBeacon] = [:]
     let store: LobbyStore
     let clock: ManualClock
     let folder: URL
+    /// Where the store is: the SQLite file's path, or the PostgreSQL database's URL.
+    let location: String
 
-    init(_ configure: (inout LobbyConfiguration) -> Void = { _ in }) throws {
+    init(engine: SQLDialect = TestLobby.engine, _ configure: (inout LobbyConfiguration) -> Void = { _ in }) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = LobbyConfiguration(enabledMinigames: ["statue"], bcryptCost: 4)
@@ -23,18 +35,31 @@ final class TestLobby {
         configuration.newAccountAge = 0
         configure(&configuration)
         clock = ManualClock()
-        store = try LobbyStore(path: folder.appendingPathComponent("lobby.sqlite").path, configuration: configuration, clock: clock)
+        switch engine {
+        case .sqlite:
+            location = folder.appendingPathComponent("lobby.sqlite").path
+        case .postgres:
+            let server = try await PrivatePostgres.shared()
+            location = server.url(database: try await server.createDatabase())
+        }
+        store = try await LobbyStore.open(location, configuration: configuration, clock: clock, poolSize: 4)
     }
 
+    /// The SQLite file, for tests of what only SQLite has.
     var path: String { folder.appendingPathComponent("lobby.sqlite").path }
+
+    /// Opens the same store again, as a restarted lobby would.
+    func reopen(configuration: LobbyConfiguration? = nil) async throws -> LobbyStore {
+        try await LobbyStore.open(location, configuration: configuration ?? store.configuration, clock: clock, poolSize: 4)
+    }
 
     /// A recording of round `n` of `game`, on the plan the lobby drew for it (Quickdraw: with the
     /// signal it keeps hidden until revealed), that scores exactly `score` under `calibration`
     /// (a Statue round of 10 s when the game has no such round).
-    func recording(game: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) throws -> RoundRecording {
-        let round = try store.grdbPool.read { db in try Query.round(db, game: game, n: n) }
-        let signal = try store.grdbPool.read { db in
-            try Double.fetchOne(db, sql: "SELECT signalDelay FROM round WHERE gameId = ? AND n = ?", arguments: [game, n])
+    func recording(game: Int64, round n: Int, score: Int, calibration: SensorCalibration = SensorCalibration()) async throws -> RoundRecording {
+        let round = try await store.database.read { db in try Query.round(db, game: game, n: n) }
+        let signal = try await store.database.read { db in
+            try db.fetchValue(Double.self, "SELECT signalDelay FROM round WHERE gameId = ? AND n = ?", game, n)
         }
         let recording = SyntheticRecording.scoring(
             score, game: round?.minigame ?? "statue", duration: round?.duration ?? 10, signalTime: signal, calibration: calibration)
@@ -45,11 +70,11 @@ final class TestLobby {
     /// as an agent plays it: the signal revealed, the clock moved on by the round's length.
     @discardableResult
     func submit(_ player: Int64, game: Int64, round n: Int, score: Int, key: String) async throws -> ScoreReceipt {
-        if try await store.grdbPool.read({ db in try Query.round(db, game: game, n: n) })?.minigame == "quickdraw" {
+        if try await store.database.read({ db in try Query.round(db, game: game, n: n) })?.minigame == "quickdraw" {
             _ = try await store.revealSignal(player, game: game, round: n)
             clock.advance(by: Quickdraw().duration)
         }
-        return try await store.submitScore(player, game: game, round: n, score: score, key: key, recording: try recording(game: game, round: n, score: score))
+        return try await store.submitScore(player, game: game, round: n, score: score, key: key, recording: try await recording(game: game, round: n, score: score))
     }
 
     /// Registers `username` and returns its id and beacon.
@@ -72,7 +97,7 @@ final class TestLobby {
     /// `observer` reports seeing `seen` now; `seen`'s agent, advertising, is on the air.
     func see(_ observer: Int64, _ seenName: String) async throws {
         let seen = try await beacon(of: seenName)
-        if let id = try await store.grdbPool.read({ try Int64.fetchOne($0, sql: "SELECT id FROM player WHERE username = ?", arguments: [seenName]) }) {
+        if let id = try await store.database.read({ db in try Query.player(db, username: seenName)?.id }) {
             store.noteActive(id)
         }
         _ = try await store.recordEncounters(reporter: observer, [
@@ -82,7 +107,7 @@ final class TestLobby {
 
     /// The identity `username`'s agent advertises now (it rotates every period).
     func beacon(of username: String) async throws -> PlayerBeacon {
-        let record = try #require(try await store.grdbPool.read { try Query.player($0, username: username) })
+        let record = try #require(try await store.database.read { db in try Query.player(db, username: username) })
         return store.currentBeacon(record, at: clock.now())
     }
 
@@ -104,5 +129,9 @@ final class TestLobby {
         return try await store.game(scores.keys.first!, id: game)
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
+    deinit {
+        // PostgreSQL connections would outlive the test; a SQLite store goes with its folder.
+        if store.isShared { try? store.close() }
+        try? FileManager.default.removeItem(at: folder)
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Boards by location and by tournament, and the tournament win achievement the closing grants.
 @Suite struct TournamentBoardTests {
     @Test func tournamentAndLocationBoardsAndTheWinnersAchievement() async throws {
-        let lobby = try TestLobby { $0.roundsPerGame = 2 }
+        let lobby = try await TestLobby { $0.roundsPerGame = 2 }
         let owner = try await lobby.player("owner").id
         let ids = try await lobby.players("alice", "bob", "carol", "dave")
         let (alice, bob, carol, dave) = (ids[0], ids[1], ids[2], ids[3])

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Minigames
 import SensorSamples
 import Testing
@@ -9,8 +9,8 @@ extension TestLobby {
     /// `player` reports seeing the location's beacon now, which its device (on the air) told the
     /// lobby it advertises.
     func see(_ player: Int64, location: Location) async throws {
-        let owner = try #require(try await store.grdbPool.read {
-            try Int64.fetchOne($0, sql: "SELECT ownerId FROM location WHERE id = ?", arguments: [location.id])
+        let owner = try #require(try await store.database.read { db in
+            try db.fetchValue(Int64.self, "SELECT ownerId FROM location WHERE id = ?", location.id)
         })
         try await store.markOnAir(owner, location: location.id)
         let beacon = try #require(try await store.currentLocationBeacon(location.id, at: clock.now()))
@@ -47,7 +47,7 @@ extension TestLobby {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func aTournamentFromCreationThroughClosingWithRewards() async throws {
-        let lobby = try TestLobby { $0.roundsPerGame = 2 }
+        let lobby = try await TestLobby { $0.roundsPerGame = 2 }
         let (owner, _) = try await lobby.player("owner")
         let (alice, bob, carol) = try await (lobby.player("alice").id, lobby.player("bob").id, lobby.player("carol").id)
         let (dave, erin) = try await (lobby.player("dave").id, lobby.player("erin").id)
@@ -131,7 +131,7 @@ extension TestLobby {
     }
 
     @Test func aTournamentDueIsClosedByTheFirstRequestThatTouchesIt() async throws {
-        let lobby = try TestLobby { $0.roundsPerGame = 1 }
+        let lobby = try await TestLobby { $0.roundsPerGame = 1 }
         let (owner, _) = try await lobby.player("owner")
         let (alice, _) = try await lobby.player("alice")
         let hall = try await lobby.store.registerLocation(owner, name: "Hall").location
@@ -149,7 +149,7 @@ extension TestLobby {
     }
 
     @Test func joiningIsRefusedWhenThePlayerIsNotNearTheLocation() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (owner, _) = try await lobby.player("owner")
         let (alice, _) = try await lobby.player("alice")
         let hall = try await lobby.store.registerLocation(owner, name: "Hall").location
@@ -182,7 +182,7 @@ extension TestLobby {
     }
 
     @Test func tournamentScoresAreVerifiedOnTheirRecordings() async throws {
-        let lobby = try TestLobby { $0.roundsPerGame = 1 }
+        let lobby = try await TestLobby { $0.roundsPerGame = 1 }
         let (owner, _) = try await lobby.player("owner")
         let (alice, _) = try await lobby.player("alice")
         let hall = try await lobby.store.registerLocation(owner, name: "Hall").location
@@ -238,7 +238,7 @@ extension TestLobby {
     }
 
     @Test func anUnknownTimeZoneIsRefusedWhenRegistering() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (owner, _) = try await lobby.player("owner")
         #expect(TournamentCalendar(identifier: "Mars/Olympus") == nil)
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.registerLocation(owner, name: "Hall", timeZone: "Mars/Olympus") }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Testing
 @testable import Lobby
 
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func deliversTheReportersReadingToThePlayerSeenAndKeepsIt() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         let receipt = try await lobby.store.recordEncounters(reporter: alice, [
@@ -29,17 +29,16 @@ import Testing
         #expect(event.data.rssiVariance == 0.8)
         // The reporter hears nothing of its own reading.
         #expect(try await lobby.store.events(alice, after: 0).allSatisfy { $0.kind != .peerReading })
-        let stored = try await lobby.store.grdbPool.read { db in
-            try Row.fetchOne(db, sql: "SELECT rssi, measuredPower, rssiVariance FROM encounter WHERE observerId = ? AND seenId = ?",
-                             arguments: [alice, bob])
+        let stored = try await lobby.store.database.read { db in
+            try db.fetchOne("SELECT rssi, measuredPower, rssiVariance FROM encounter WHERE observerId = ? AND seenId = ?", alice, bob)
         }
-        #expect(stored?[0] as Double? == -71.5)
-        #expect(stored?[1] as Double? == -59)
-        #expect(stored?[2] as Double? == 0.8)
+        #expect(try stored?.get(0, as: Double.self) == -71.5)
+        #expect(try stored?.get(1, as: Double.self) == -59)
+        #expect(try stored?.get(2, as: Double.self) == 0.8)
     }
 
     @Test func aReportWithoutReadingsSendsNoEvent() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         _ = try await lobby.store.recordEncounters(reporter: alice, [Self.sighting(bobPlayer.beacon, at: lobby.clock.now())])
@@ -47,7 +46,7 @@ import Testing
     }
 
     @Test func blockedPlayersGetNoReadings() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, bobPlayer) = try await lobby.player("bob")
         try await lobby.store.block(bob, username: "alice")
@@ -58,7 +57,7 @@ import Testing
     }
 
     @Test func rejectsHalfAReadingAndOutOfRangeValuesNamingTheField() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player.beacon
         let now = lobby.clock.now()

@@ -28,7 +28,7 @@ import Testing
     /// Issue 21, point 12: the plan no longer carries Quickdraw's signal; it is revealed when the
     /// round starts (this test's signal was in the plan before).
     @Test func quickdrawPlansHideTheSignalTheLobbyDrewAndTheStartAnnouncesThePlan() async throws {
-        let lobby = try TestLobby { $0.enabledMinigames = ["quickdraw"] }
+        let lobby = try await TestLobby { $0.enabledMinigames = ["quickdraw"] }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let id = try await lobby.openGame(alice, with: [(bob, "bob")])
@@ -52,7 +52,7 @@ import Testing
 
 @Suite struct ScoreVerificationTests {
     func openGame(_ configure: @escaping (inout LobbyConfiguration) -> Void = { _ in }) async throws -> (TestLobby, alice: Int64, bob: Int64, game: Int64) {
-        let lobby = try TestLobby(configure)
+        let lobby = try await TestLobby(configure)
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         return (lobby, alice, bob, try await lobby.openGame(alice, with: [(bob, "bob")]))
@@ -60,7 +60,7 @@ import Testing
 
     @Test func acceptsAnHonestScoreAndKeepsTheRecordingAsVerified() async throws {
         let (lobby, alice, _, game) = try await openGame()
-        var recording = try lobby.recording(game: game, round: 1, score: 640)
+        var recording = try await lobby.recording(game: game, round: 1, score: 640)
         recording.duration = 9  // the lobby plays the round on its own plan
         let receipt = try await lobby.store.submitScore(alice, game: game, round: 1, score: 640, key: "a1", recording: recording)
         #expect(receipt.created)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func refusesAForgedScoreSayingWhy() async throws {
         let (lobby, alice, _, game) = try await openGame()
-        let recording = try lobby.recording(game: game, round: 1, score: 300)
+        let recording = try await lobby.recording(game: game, round: 1, score: 300)
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 1000, key: "a1", recording: recording)
         }
@@ -105,13 +105,13 @@ import Testing
         let claimed = SensorCalibration(accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0, 0, 9.8], gravity: 9.8, noise: 0.01))
 
         // Scored with the client's calibration (less noise allowed, so a lower score): refused.
-        let clients = try lobby.recording(game: game, round: 1, score: 500, calibration: claimed)
+        let clients = try await lobby.recording(game: game, round: 1, score: 500, calibration: claimed)
         let refused = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 500, key: "a1", recording: clients)
         }
         #expect(refused?.code == "scoreRefused")
         // Scored with the stored one, whatever calibration the recording carries: accepted.
-        var honest = try lobby.recording(game: game, round: 1, score: 500, calibration: stored)
+        var honest = try await lobby.recording(game: game, round: 1, score: 500, calibration: stored)
         honest.calibration = claimed
         #expect(try await lobby.store.submitScore(alice, game: game, round: 1, score: 500, key: "a1", recording: honest).created)
         #expect(try await lobby.store.recording(alice, game: game, round: 1)?.calibration == stored)
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func refusesACalibrationNoDeviceAtRestGives() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let moving = SensorCalibration(accelerometer: AccelerometerCalibration(device: "d", rest: [0, 0, 9.8], gravity: 9.8, noise: 0.5))
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, moving) }
@@ -138,7 +138,7 @@ import Testing
         let issued = try await lobby.store.revealSignal(alice, game: game, round: 1).signalTime
         lobby.clock.advance(by: Quickdraw().duration)
         // A reaction 0.3 s after the issued signal, sent with a signal moved by a second.
-        var recording = try lobby.recording(game: game, round: 1, score: 857)
+        var recording = try await lobby.recording(game: game, round: 1, score: 857)
         let moved = issued > 3.5 ? issued - 1 : issued + 1
         recording.signalTime = moved
         let asSent = Quickdraw().score(recording).score
@@ -162,7 +162,7 @@ import Testing
 
 @Suite struct RequestKeyTests {
     @Test func aRepeatedInvitationKeyCreatesNothingEvenAfterARestart() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         try await lobby.see(alice, "bob")
@@ -174,17 +174,17 @@ import Testing
         // Another key is another invitation (refused here: bob already has one from alice).
         await #expect(throws: LobbyError.self) { try await lobby.store.invite(alice, usernames: ["bob"], key: "outbox-2") }
 
-        let reopened = try LobbyStore(path: lobby.path, configuration: lobby.store.configuration, clock: lobby.clock)
+        let reopened = try await lobby.reopen()
         let afterRestart = try await reopened.invite(alice, usernames: ["bob", "ghost"], key: "outbox-1")
         #expect(!afterRestart.created)
         #expect(afterRestart.invitation.id == first.invitation.id)
         #expect(afterRestart.invitation.excluded == [ExcludedInvitee(username: "ghost", reason: .unknownPlayer)])
-        #expect(try await reopened.grdbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM game") } == 1)
+        #expect(try await reopened.database.read { db in try db.fetchValue(Int.self, "SELECT COUNT(*) FROM game") } == 1)
         #expect(try await reopened.events(bob, after: 0).count == 1)
     }
 
     @Test func keysAreBoundedAndPerPlayer() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (carol, _) = try await lobby.player("carol")
         try await lobby.player("bob")
@@ -202,7 +202,7 @@ import Testing
     }
 
     @Test func aRepeatedEncounterReportRecordsNothingTwice() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player.beacon
         let seenAt = lobby.clock.now()
@@ -213,23 +213,23 @@ import Testing
         lobby.clock.advance(by: 60)
         let later = [EncounterSighting(uuid: bob.uuid, major: bob.major, minor: bob.minor, distance: 9, at: lobby.clock.now())]
         #expect(try await lobby.store.recordEncounters(reporter: alice, later, key: "r1") == first)
-        let reopened = try LobbyStore(path: lobby.path, configuration: lobby.store.configuration, clock: lobby.clock)
+        let reopened = try await lobby.reopen()
         #expect(try await reopened.recordEncounters(reporter: alice, later, key: "r1") == first)
-        let row = try await reopened.grdbPool.read { db in try Row.fetchOne(db, sql: "SELECT lastSeenAt, distance FROM encounter") }
-        #expect(row?["lastSeenAt"] == seenAt.timeIntervalSince1970)
-        #expect(row?["distance"] == 1.5)
+        let row = try await reopened.database.read { db in try db.fetchOne("SELECT lastSeenAt, distance FROM encounter") }
+        #expect(try row?.get(0, as: Double.self) == seenAt.timeIntervalSince1970)
+        #expect(try row?.get(1, as: Double.self) == 1.5)
         // Keys are forgotten after their lifetime.
         lobby.clock.advance(by: lobby.store.configuration.requestKeyLifetime + 1)
         try await reopened.pruneRequestKeys()
         // (Bob's identity has rotated since: the one he advertises now.)
         let current = try await lobby.beacon(of: "bob")
         let now = [EncounterSighting(uuid: current.uuid, major: current.major, minor: current.minor, distance: 9, at: lobby.clock.now())]
-        reopened.noteActive(try #require(try await lobby.store.grdbPool.read { try Query.player($0, username: "bob") }?.id))
+        reopened.noteActive(try #require(try await lobby.store.database.read { db in try Query.player(db, username: "bob") }?.id))
         #expect(try await reopened.recordEncounters(reporter: alice, now, key: "r1") == EncounterReceipt(recorded: 1, ignored: 0))
     }
 
     @Test func answeringAgainWithTheSameAnswerIsAnsweredAndAnotherIsRefused() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")
@@ -249,7 +249,7 @@ import Testing
     }
 
     @Test func anInviteeWhoDidNotAnswerHearsTheInvitationExpired() async throws {
-        let lobby = try TestLobby()
+        let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
         let (carol, _) = try await lobby.player("carol")

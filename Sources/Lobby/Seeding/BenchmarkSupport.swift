@@ -1,14 +1,14 @@
 import BeaconKeys
 import Foundation
-import GRDB
+import LobbyDatabase
 
 extension LobbyStore {
     /// Builds the identity table of one rotation period from every player's secret, as the
     /// store does ahead of each period, and returns the table's size (for benchmarks; the
     /// store's own tables are left alone).
     public func benchmarkBuildIdentityTable(period: Int64) async throws -> Int {
-        let secrets = try await readGRDB { db, _ in
-            try Data.fetchAll(db, sql: "SELECT beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL")
+        let secrets = try await read { db, _ in
+            try db.fetchAll("SELECT beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL").map { try $0.get(0, as: Data.self) }
         }.compactMap { BeaconSecret(bytes: Array($0)) }
         var table = IdentityDirectory.Table()
         for (index, secret) in secrets.enumerated() { table.insert(IdentityDirectory.value(.player, secret, period: period), Int64(index)) }
@@ -20,7 +20,7 @@ extension LobbyStore {
 
     /// Every live player's id, for benchmarks that pick players at random.
     public func benchmarkPlayerIds() async throws -> [Int64] {
-        try await readGRDB { db, _ in try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id") }
+        try await read { db, _ in try db.fetchAll("SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id").map { try $0.get(0, as: Int64.self) } }
     }
 
     /// Opens `count` one-round games of `minigame` (`duration` seconds) between random pairs of
@@ -39,12 +39,12 @@ extension LobbyStore {
                 let (a, b) = (players[first], players[second])
                 var game = GameRecord(id: nil, inviterId: a, state: .open, createdAt: context.now,
                                       expiresAt: context.now.addingTimeInterval(86400), openedAt: context.now)
-                try game.insertRow(context.db.grdb)
+                try game.insertRow(context.db)
                 let id = game.id!
-                try MembershipRecord(gameId: id, playerId: a, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(context.db.grdb)
-                try MembershipRecord(gameId: id, playerId: b, role: .invitee, response: .accepted, respondedAt: context.now).insertRow(context.db.grdb)
-                try RoundRecord(gameId: id, n: 1, minigame: minigame, duration: duration, signalTime: nil).insertRow(context.db.grdb)
-                try ScoreRecord(gameId: id, n: 1, playerId: b, score: 500, key: "bench-opponent", submittedAt: context.now).insertRow(context.db.grdb)
+                try MembershipRecord(gameId: id, playerId: a, role: .inviter, response: .accepted, respondedAt: context.now).insertRow(context.db)
+                try MembershipRecord(gameId: id, playerId: b, role: .invitee, response: .accepted, respondedAt: context.now).insertRow(context.db)
+                try RoundRecord(gameId: id, n: 1, minigame: minigame, duration: duration, signalTime: nil).insertRow(context.db)
+                try ScoreRecord(gameId: id, n: 1, playerId: b, score: 500, key: "bench-opponent", submittedAt: context.now).insertRow(context.db)
                 games.append((id, a))
             }
             return games

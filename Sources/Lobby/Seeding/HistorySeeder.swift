@@ -1,5 +1,6 @@
+import BeaconKeys
 import Foundation
-import GRDB
+import LobbyDatabase
 import HummingbirdBcrypt
 
 /// Fills a store with a past: players up to a given number and finished one-round Statue games
@@ -33,52 +34,57 @@ public struct HistorySeeder: Sendable {
         let hash = Bcrypt.hash("seeded-password", cost: 4)
         let calendars = Self.zones.map { $0.flatMap(LocalCalendar.init(identifier:)) ?? .utc }
         return try await store.write { context in
-            let db = context.db.grdb
+            let db = context.db
             let now = context.now
             var random = SplitMix64(seed: seed)
             // Millions of rows land at random places in their B-trees: keep them in memory meanwhile.
-            try db.execute(sql: "PRAGMA cache_size = -262144")
-            defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
-            let existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
-            let highest = try Int.fetchOne(db, sql: "SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player") ?? 65535
-            let insertPlayer = try db.makeStatement(sql: """
+            // A SQLite connection's setting; PostgreSQL sizes its cache for the server (shared_buffers).
+            if db.dialect == .sqlite {
+                try db.execute("PRAGMA cache_size = -262144")
+            }
+            defer { if db.dialect == .sqlite { _ = try? db.execute("PRAGMA cache_size = -2000") } }
+            let existing = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM player") ?? 0
+            let highest = try db.fetchValue(Int.self, "SELECT MAX(beaconMajor * 65536 + beaconMinor) FROM player") ?? 65535
+            // Each statement below is prepared once (SQLite's session caches it by its text) and run
+            // many times.
+            let insertPlayer = """
                 INSERT INTO player (username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, beaconSecret)
-                VALUES (?, 'History', ?, ?, ?, ?, ?, 0, ?, randomblob(32))
-                """)
-            let insertSettings = try db.makeStatement(sql: "INSERT OR IGNORE INTO playerSettings (playerId, timeZone, country) VALUES (?, ?, ?)")
+                VALUES (?, 'History', ?, ?, ?, ?, ?, 0, ?, ?)
+                """
+            let insertSettings = "INSERT INTO playerSettings (playerId, timeZone, country) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
             for i in existing..<max(existing, players) {
                 let beacon = highest + 1 + i - existing
-                try insertPlayer.execute(arguments: [
+                try db.execute(insertPlayer,
                     "hist\(i)", "Player \(i)", "hist\(i)@example.org", hash, beacon / 65536, beacon % 65536,
-                    now.addingTimeInterval(-Double(days + 1) * 86400).unixTime,
-                ])
+                    now.addingTimeInterval(-Double(days + 1) * 86400).unixTime, Data(BeaconSecret.random().bytes))
             }
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id")
+            let ids = try db.fetchAll("SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id").map { try $0.get(0, as: Int64.self) }
             guard ids.count >= 2 else { return Summary(players: ids.count, games: 0, results: 0) }
             var zoneOf: [Int64: Int] = [:]
             for (index, id) in ids.enumerated() {
                 let zone = index % Self.zones.count
                 zoneOf[id] = zone
-                try insertSettings.execute(arguments: [id, Self.zones[zone], Self.countries[index % Self.countries.count]])
+                try db.execute(insertSettings, id, Self.zones[zone], Self.countries[index % Self.countries.count])
             }
 
-            let insertGame = try db.makeStatement(sql: """
+            let insertGame = """
                 INSERT INTO game (inviterId, state, createdAt, expiresAt, openedAt, finishedAt, winnerId) VALUES (?, 'finished', ?, ?, ?, ?, ?)
-                """)
-            let insertMember = try db.makeStatement(sql: """
+                RETURNING id
+                """
+            let insertMember = """
                 INSERT INTO membership (gameId, playerId, role, response, respondedAt) VALUES (?, ?, ?, 'accepted', ?)
-                """)
-            let insertRound = try db.makeStatement(sql: "INSERT INTO round (gameId, n, minigame, duration) VALUES (?, 1, 'statue', 10)")
-            let insertScore = try db.makeStatement(sql: """
+                """
+            let insertRound = "INSERT INTO round (gameId, n, minigame, duration) VALUES (?, 1, 'statue', 10)"
+            let insertScore = """
                 INSERT INTO score (gameId, n, playerId, score, key, submittedAt) VALUES (?, 1, ?, ?, ?, ?)
-                """)
-            let insertResult = try db.makeStatement(sql: """
+                """
+            let insertResult = """
                 INSERT INTO result (playerId, gameId, at, outcome, roundsWon, points) VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            let insertUnlock = try db.makeStatement(sql: """
+                """
+            let insertUnlock = """
                 INSERT INTO unlock (ownerId, unlockedId, persistent, since) VALUES (?, ?, 1, ?)
                 ON CONFLICT (ownerId, unlockedId) DO UPDATE SET persistent = 1
-                """)
+                """
 
             struct Totals { var games = 0, wins = 0, losses = 0, draws = 0, roundsWon = 0, points = 0, bestDay = 0 }
             struct BoardKey: Hashable { var board: UInt8; var period: Int; var player: Int64 }
@@ -96,18 +102,18 @@ public struct HistorySeeder: Sendable {
                 let at = now.addingTimeInterval(-Double(random.next() % UInt64(days * 86400)) - 1)
                 let scores = (Int(random.next() % 1001), Int(random.next() % 1001))
                 let winner: Int64? = scores.0 > scores.1 ? a : scores.1 > scores.0 ? b : nil
-                try insertGame.execute(arguments: [a, at.unixTime - 120, at.unixTime, at.unixTime - 60, at.unixTime, winner])
-                let game = db.lastInsertedRowID
-                try insertMember.execute(arguments: [game, a, "inviter", at.unixTime - 60])
-                try insertMember.execute(arguments: [game, b, "invitee", at.unixTime - 60])
-                try insertRound.execute(arguments: [game])
+                guard let game = try db.fetchValue(Int64.self, insertGame, a, at.unixTime - 120, at.unixTime, at.unixTime - 60, at.unixTime, winner)
+                else { throw SQLError.connection("the database inserted a game without answering its id") }
+                try db.execute(insertMember, game, a, "inviter", at.unixTime - 60)
+                try db.execute(insertMember, game, b, "invitee", at.unixTime - 60)
+                try db.execute(insertRound, game)
                 for (player, score) in [(a, scores.0), (b, scores.1)] {
-                    try insertScore.execute(arguments: [game, player, score, "history-\(game)-\(player)", at.unixTime])
+                    try db.execute(insertScore, game, player, score, "history-\(game)-\(player)", at.unixTime)
                     if score > (record?.score ?? -1) { record = (score, player, game, at.unixTime) }
                     let outcome = GameOutcome(player: player, winner: winner)
                     let roundsWon = outcome == .win ? 1 : 0
                     let points = PointsRule.points(roundsWon: roundsWon, outcome: outcome)
-                    try insertResult.execute(arguments: [player, game, at.unixTime, outcome.rawValue, roundsWon, points])
+                    try db.execute(insertResult, player, game, at.unixTime, outcome.rawValue, roundsWon, points)
                     let day = calendars[zoneOf[player] ?? 0].day(of: at)
                     var total = totals[player, default: Totals()]
                     total.games += 1
@@ -128,43 +134,43 @@ public struct HistorySeeder: Sendable {
                     boards[BoardKey(board: 3, period: 0, player: player), default: 0] += points
                     leagues[BoardKey(board: 0, period: LocalCalendar.week(ofDay: day), player: player), default: 0] += points
                 }
-                try insertUnlock.execute(arguments: [a, b, at.unixTime])
-                try insertUnlock.execute(arguments: [b, a, at.unixTime])
+                try db.execute(insertUnlock, a, b, at.unixTime)
+                try db.execute(insertUnlock, b, a, at.unixTime)
             }
 
-            let insertTotals = try db.makeStatement(sql: """
+            let insertTotals = """
                 INSERT INTO playerTotals (playerId, games, wins, losses, draws, roundsWon, points, bestDayGames) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let insertWins = try db.makeStatement(sql: "INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?, 'statue', ?)")
-            let insertGrant = try db.makeStatement(sql: """
-                INSERT OR IGNORE INTO achievement (playerId, kind, tier, grantedAt) VALUES (?, ?, ?, ?)
-                """)
+                """
+            let insertWins = "INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?, 'statue', ?)"
+            let insertGrant = """
+                INSERT INTO achievement (playerId, kind, tier, grantedAt) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """
             for (player, total) in totals {
-                try insertTotals.execute(arguments: [
-                    player, total.games, total.wins, total.losses, total.draws, total.roundsWon, total.points, total.bestDay,
-                ])
-                if total.roundsWon > 0 { try insertWins.execute(arguments: [player, total.roundsWon]) }
+                try db.execute(insertTotals,
+                    player, total.games, total.wins, total.losses, total.draws, total.roundsWon, total.points, total.bestDay)
+                if total.roundsWon > 0 { try db.execute(insertWins, player, total.roundsWon) }
                 let measures = [
                     AchievementCatalog.firstWin: total.wins, AchievementCatalog.games: total.games,
                     AchievementCatalog.wins("statue"): total.roundsWon, AchievementCatalog.busyDay: total.bestDay,
                 ]
                 for (kind, value) in measures {
                     guard let tiers = AchievementCatalog.tiers(of: kind, reachedBy: value) else { continue }
-                    for tier in tiers { try insertGrant.execute(arguments: [player, kind.id, tier, now.unixTime]) }
+                    for tier in tiers { try db.execute(insertGrant, player, kind.id, tier, now.unixTime) }
                 }
             }
-            let collectors = try Row.fetchAll(db, sql: "SELECT playerId, unlocked FROM unlockCount")
+            let collectors = try db.fetchAll("SELECT playerId, unlocked FROM unlockCount")
             for row in collectors {
-                guard let tiers = AchievementCatalog.tiers(of: AchievementCatalog.collector, reachedBy: row[1]) else { continue }
-                for tier in tiers { try insertGrant.execute(arguments: [row[0], AchievementCatalog.collector.id, tier, now.unixTime]) }
+                guard let tiers = AchievementCatalog.tiers(of: AchievementCatalog.collector, reachedBy: try row.get(1, as: Int.self)) else { continue }
+                let player = try row.get(0, as: Int64.self)
+                for tier in tiers { try db.execute(insertGrant, player, AchievementCatalog.collector.id, tier, now.unixTime) }
             }
             let boardNames = ["day", "week", "month", "all"]
-            let insertPoints = try db.makeStatement(sql: "INSERT INTO boardPoints (board, period, playerId, points) VALUES (?, ?, ?, ?)")
+            let insertPoints = "INSERT INTO boardPoints (board, period, playerId, points) VALUES (?, ?, ?, ?)"
             let sorted = boards.sorted { ($0.key.board, $0.key.period, $0.key.player) < ($1.key.board, $1.key.period, $1.key.player) }
             for (key, points) in sorted {
-                try insertPoints.execute(arguments: [boardNames[Int(key.board)], key.period, key.player, points])
+                try db.execute(insertPoints, boardNames[Int(key.board)], key.period, key.player, points)
             }
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO boardTally (board, period, points, players)
                 SELECT board, period, points, COUNT(*) FROM boardPoints GROUP BY board, period, points
                 """)
@@ -173,22 +179,22 @@ public struct HistorySeeder: Sendable {
             for (key, points) in leagues {
                 members[key.period, default: [:]][Int(key.player % 5) + 1, default: []].append((key.player, points))
             }
-            let insertLeague = try db.makeStatement(sql: """
+            let insertLeague = """
                 INSERT INTO league (week, playerId, tier, groupNumber, points) VALUES (?, ?, ?, ?, ?)
-                """)
+                """
             for (week, tiers) in members {
                 for (tier, players) in tiers {
                     for (index, member) in players.sorted(by: { $0.0 < $1.0 }).enumerated() {
-                        try insertLeague.execute(arguments: [week, member.0, tier, index / LeagueRule.groupSize + 1, member.1])
+                        try db.execute(insertLeague, week, member.0, tier, index / LeagueRule.groupSize + 1, member.1)
                     }
                 }
             }
             if let record {
-                try db.execute(sql: """
+                try db.execute("""
                     INSERT INTO minigameRecord (minigame, score, playerId, gameId, at) VALUES ('statue', ?, ?, ?, ?)
                     ON CONFLICT (minigame) DO UPDATE SET score = excluded.score, playerId = excluded.playerId,
                         gameId = excluded.gameId, at = excluded.at WHERE excluded.score > minigameRecord.score
-                    """, arguments: [record.score, record.player, record.game, record.at])
+                    """, record.score, record.player, record.game, record.at)
             }
             return Summary(players: ids.count, games: games, results: 2 * games)
         }

@@ -1,6 +1,6 @@
 import BeaconKeys
 import Foundation
-import GRDB
+import LobbyDatabase
 import HummingbirdBcrypt
 import Minigames
 
@@ -68,12 +68,12 @@ public struct LobbySeeder: Sendable {
             throw LobbyError(.conflict, "noRecordings", "No Screamer recording could be made for the seeded scores.")
         }
         let (plan, secrets) = try await store.write { context in
-            let db = context.db.grdb
+            let db = context.db
             var plan = Plan()
             var secrets: [(Int64, BeaconSecret)] = []
             plan.recordings = recordings
             var ids: [Int64] = []
-            let start = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
+            let start = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM player") ?? 0
             // Players of a lobby in use: established accounts (not held to the new accounts'
             // rules), whose agents are on the air (their identities resolve) as the load starts.
             let established = context.now.addingTimeInterval(-configuration.newAccountAge - 86400)
@@ -87,14 +87,14 @@ public struct LobbySeeder: Sendable {
                     beaconMinor: index % 65536, photoVersion: 0, createdAt: established,
                     usernameSkeleton: UsernameSkeleton.of("seed\(start + i)"), activeAt: context.now,
                     beaconSecret: Data(secret.bytes))
-                try player.insert(db)
+                try player.insertNumbered(db)
                 secrets.append((player.id!, secret))
                 ids.append(player.id!)
                 let token = "seed-\(i)-" + UUID().uuidString
                 var session = SessionRecord(
                     id: nil, playerId: player.id!, tokenHash: LobbyStore.tokenHash(token), createdAt: context.now,
                     expiresAt: context.now.addingTimeInterval(configuration.sessionLifetime))
-                try session.insert(db)
+                try session.insertNumbered(db)
                 plan.tokens.append(token)
                 plan.usernames.append(player.username!)
                 // What the player advertises as the load starts (its rotating identity resolves
@@ -113,7 +113,7 @@ public struct LobbySeeder: Sendable {
                 let (x, y) = pair(k, inviters, invitees)
                 let (inviter, invitee) = (invitersAt + x, inviteesAt + y)
                 try UnlockRecord(ownerId: ids[inviter], unlockedId: ids[invitee], persistent: false, since: context.now)
-                    .insert(db, onConflict: .ignore)
+                    .insert(db, ignoringConflicts: true)
                 plan.invites.append((inviter, invitee))
                 plan.stats.append((inviter, invitee))
             }
@@ -149,17 +149,17 @@ public struct LobbySeeder: Sendable {
     static let scoredRound = Screamer()
 
     private func insertGame(
-        _ db: Database, _ now: Date, _ configuration: LobbyConfiguration, _ players: [Int64], state: GameState
+        _ db: any SQLSession, _ now: Date, _ configuration: LobbyConfiguration, _ players: [Int64], state: GameState
     ) throws -> Int64 {
         var game = GameRecord(
             id: nil, inviterId: players[0], state: state, createdAt: now,
             expiresAt: now.addingTimeInterval(configuration.invitationLifetime), openedAt: state == .open ? now : nil)
-        try game.insert(db)
-        try MembershipRecord(gameId: game.id!, playerId: players[0], role: .inviter, response: .accepted, respondedAt: now).insert(db)
+        try game.insertRow(db)
+        try MembershipRecord(gameId: game.id!, playerId: players[0], role: .inviter, response: .accepted, respondedAt: now).insertRow(db)
         for player in players.dropFirst() {
             try MembershipRecord(
                 gameId: game.id!, playerId: player, role: .invitee, response: state == .open ? .accepted : .pending,
-                respondedAt: state == .open ? now : nil).insert(db)
+                respondedAt: state == .open ? now : nil).insertRow(db)
         }
         if state == .open {
             for n in 1...max(1, configuration.roundsPerGame) {

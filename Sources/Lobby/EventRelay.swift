@@ -1,0 +1,62 @@
+import Foundation
+import LobbyDatabase
+import Logging
+
+/// On PostgreSQL, where several instances share the store: pushes to this instance's live
+/// subscribers the events any instance commits, this one included.
+///
+/// Each write transaction sends, on commit, a notification listing its events as `player:cursor`
+/// pairs (``WriteContext/storeEvents()``). PostgreSQL delivers notifications in commit order, and
+/// this relay handles them one at a time in that order, reading from the feed only the events of
+/// players with a subscriber here. When the listening connection was lost, notifications sent
+/// meanwhile are gone: every subscriber is told to read the feed after its last cursor.
+final class EventRelay: Sendable {
+    private let task: Task<Void, Never>
+
+    init(database: PostgresDatabase, hub: EventHub, logger: Logger) {
+        task = Task {
+            var listened = false
+            for await message in database.messages(on: WriteContext.eventChannel) {
+                switch message {
+                case .listening:
+                    if listened {
+                        logger.notice("Listening for other instances' events again; live clients catch up from the feed.")
+                        hub.resynchronize()
+                    }
+                    listened = true
+                case .payload(let text):
+                    let wanted = Self.pairs(text).filter { hub.hasSubscribers($0.player) }
+                    guard !wanted.isEmpty else { continue }
+                    do {
+                        let events = try await database.read { db in try Self.events(db, ids: wanted.map(\.cursor)) }
+                        hub.publish(events)
+                    } catch {
+                        logger.warning("Cannot read committed events to push them (\(error)); live clients catch up from the feed.")
+                        hub.resynchronize()
+                    }
+                }
+            }
+        }
+    }
+
+    func stop() { task.cancel() }
+
+    /// The `player:cursor` pairs of a notification; anything else in it is passed over.
+    static func pairs(_ text: String) -> [(player: Int64, cursor: Int64)] {
+        text.split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let player = Int64(parts[0]), let cursor = Int64(parts[1]) else { return nil }
+            return (player, cursor)
+        }
+    }
+
+    static func events(_ db: any SQLSession, ids: [Int64]) throws -> [(playerId: Int64, event: LobbyEvent)] {
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try db.fetchAll("SELECT id, playerId, at, kind, payload FROM event WHERE id IN (\(marks)) ORDER BY id", ids.map(SQLValue.integer))
+            .compactMap { row in
+                guard let kind = LobbyEvent.Kind(rawValue: try row.get(3, as: String.self)) else { return nil }
+                let data = try JSONDecoder().decode(EventData.self, from: Data(try row.get(4, as: String.self).utf8))
+                return (try row.get(1, as: Int64.self), LobbyEvent(cursor: try row.get(0), at: try row.get(2), kind: kind, data: data))
+            }
+    }
+}
