@@ -330,31 +330,3 @@ extension LobbyStore {
         return names
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func livePlayer(_ db: Database, id: Int64) throws -> PlayerRecord {
-        try livePlayer(db.sql, id: id)
-    }
-
-    func livePlayer(_ db: Database, username: String) throws -> PlayerRecord {
-        try livePlayer(db.sql, username: username)
-    }
-
-    func visiblePlayer(_ db: Database, viewer: Int64, username: String) throws -> PlayerRecord {
-        try visiblePlayer(db.sql, viewer: viewer, username: username)
-    }
-
-    func hasBlocked(_ db: Database, blocker: Int64, blocked: Int64) throws -> Bool {
-        try hasBlocked(db.sql, blocker: blocker, blocked: blocked)
-    }
-
-    func isBlocked(_ db: Database, _ a: Int64, _ b: Int64) throws -> Bool {
-        try isBlocked(db.sql, a, b)
-    }
-
-    func names(_ db: Database, _ ids: [Int64]) throws -> [Int64: String] {
-        try names(db.sql, ids)
-    }
-}

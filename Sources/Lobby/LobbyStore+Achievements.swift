@@ -9,7 +9,7 @@ extension LobbyStore {
     /// Every achievement with the player's progress.
     public func achievements(_ playerId: Int64) async throws -> [AchievementProgress] {
         try await read { db, _ in
-            _ = try self.livePlayer(db.grdb, id: playerId)
+            _ = try self.livePlayer(db, id: playerId)
             let measures = try self.measures(db, player: playerId)
             var granted: [String: [Int: Date]] = [:]
             for row in try db.fetchAll("SELECT kind, tier, grantedAt FROM achievement WHERE playerId = ?", playerId) {

@@ -235,19 +235,3 @@ extension LobbyStore {
             gamesWon: try count(1), gamesLost: try count(2), gamesDrawn: try count(3), roundsWon: try count(4), bestScore: best)
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func hasMet(_ db: Database, _ observer: Int64, _ seen: Int64) throws -> Bool {
-        try hasMet(db.sql, observer, seen)
-    }
-
-    func canInteract(_ db: Database, viewer: Int64, with target: Int64, now: Date) throws -> Bool {
-        try canInteract(db.sql, viewer: viewer, with: target, now: now)
-    }
-
-    func statistics(_ db: Database, playerId: Int64, now: Date) throws -> PlayerStats {
-        try statistics(db.sql, playerId: playerId, now: now)
-    }
-}

@@ -129,11 +129,3 @@ extension LobbyStore {
         try commitUnlocks(&context, owners: participants, before: before, after: after)
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func isFlagged(_ db: Database, player: Int64) throws -> Bool {
-        try isFlagged(db.sql, player: player)
-    }
-}

@@ -224,15 +224,3 @@ extension LobbyStore {
             rounds: rounds, winner: game.winnerId.flatMap { names[$0] }, createdAt: game.createdAt, finishedAt: game.finishedAt)
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func unlocks(_ db: Database, of owners: [Int64]) throws -> RewardRule.Unlocks<Int64> {
-        try unlocks(db.sql, of: owners)
-    }
-
-    func drawRounds(_ db: Database, gameId: Int64) throws {
-        try drawRounds(db.sql, gameId: gameId)
-    }
-}

@@ -78,7 +78,7 @@ extension LobbyStore {
             return day
         }
         return try await read { db, now in
-            _ = try self.livePlayer(db.grdb, id: viewer)
+            _ = try self.livePlayer(db, id: viewer)
             let calendar = try self.calendar(db, playerId: viewer)
             let day = chosenDay ?? calendar.day(of: now)
             switch kind {
@@ -135,7 +135,7 @@ extension LobbyStore {
         let places = try Ranking.page(db, source, offset: offset, limit: limit)
         let me = try Ranking.place(db, source, of: viewer)
         let ahead = try me.flatMap { try Ranking.ahead(db, source, of: $0.points) }
-        let names = try names(db.grdb, places.map(\.player) + [me?.player, ahead?.player].compactMap { $0 })
+        let names = try names(db, places.map(\.player) + [me?.player, ahead?.player].compactMap { $0 })
         func entry(_ place: Ranking.Place) -> Leaderboard.Entry {
             .init(rank: place.rank, username: names[place.player] ?? "", points: place.points,
                   movement: movement(place.rank, participants))

@@ -161,11 +161,3 @@ extension LobbyStore {
         return PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id))
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func players(_ db: Database, major: Int, minor: Int, heardAt at: Date, now: Date) throws -> [(id: Int64, activeAt: Date?)] {
-        try players(db.sql, major: major, minor: minor, heardAt: at, now: now)
-    }
-}

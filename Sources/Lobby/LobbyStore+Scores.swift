@@ -246,11 +246,3 @@ extension LobbyStore {
         }
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func storedCalibration(_ db: Database, playerId: Int64) throws -> SensorCalibration? {
-        try storedCalibration(db.sql, playerId: playerId)
-    }
-}

@@ -22,7 +22,7 @@ extension LobbyStore {
             return text.uppercased()
         }
         return try await write { context in
-            _ = try self.livePlayer(context.db.grdb, id: playerId)
+            _ = try self.livePlayer(context.db, id: playerId)
             var settings = try self.settings(context.db, playerId: playerId)
             if let zone { settings.timeZone = zone.isEmpty ? nil : zone }
             if let country { settings.country = country.isEmpty ? nil : country }
@@ -37,7 +37,7 @@ extension LobbyStore {
     /// The player's optional profile fields.
     public func settings(_ playerId: Int64) async throws -> PlayerSettings {
         try await read { db, _ in
-            _ = try self.livePlayer(db.grdb, id: playerId)
+            _ = try self.livePlayer(db, id: playerId)
             return try self.settings(db, playerId: playerId)
         }
     }
@@ -68,7 +68,7 @@ extension LobbyStore {
         let now = context.now
         try recordMinigameRecords(db, gameId: gameId, rounds: rounds, roundScores: roundScores, at: now)
         for player in participants {
-            guard let record = try Query.player(db.grdb, id: player), record.deletedAt == nil else { continue }
+            guard let record = try Query.player(db, id: player), record.deletedAt == nil else { continue }
             let outcome = GameOutcome(player: player, winner: winner)
             var roundsWon = 0
             var minigameWins: [String: Int] = [:]
@@ -144,8 +144,8 @@ extension LobbyStore {
 
     /// The player whose statistics `viewer` asks for: itself, or one it currently sees or has unlocked.
     func statisticsTarget(_ db: any SQLSession, viewer: Int64, username: String, now: Date) throws -> PlayerRecord {
-        let target = try visiblePlayer(db.grdb, viewer: viewer, username: username)
-        guard try canInteract(db.grdb, viewer: viewer, with: target.id!, now: now) else {
+        let target = try visiblePlayer(db, viewer: viewer, username: username)
+        guard try canInteract(db, viewer: viewer, with: target.id!, now: now) else {
             throw LobbyError(.forbidden, "notNearby",
                 "You can see the statistics only of players you currently see or have unlocked; \(username) is neither.")
         }
@@ -154,7 +154,7 @@ extension LobbyStore {
 
     func statistics(_ db: any SQLSession, _ target: PlayerRecord, now: Date) throws -> PlayerStatistics {
         let playerId = target.id!
-        let recent = try statistics(db.grdb, playerId: playerId, now: now)
+        let recent = try statistics(db, playerId: playerId, now: now)
         let calendar = try calendar(db, playerId: playerId)
         let today = calendar.day(of: now)
         let first = today - Self.chartDays + 1
@@ -210,7 +210,7 @@ extension LobbyStore {
     /// The player's own view of itself with its optional profile fields.
     public func playerWithSettings(_ playerId: Int64) async throws -> Player {
         try await read { db, _ in
-            var player = try self.playerView(self.livePlayer(db.grdb, id: playerId))
+            var player = try self.playerView(self.livePlayer(db, id: playerId))
             let settings = try self.settings(db, playerId: playerId)
             player.timeZone = settings.timeZone
             player.country = settings.country

@@ -372,14 +372,6 @@ extension LobbyStore {
     }
 }
 
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension LobbyStore {
-    func tournamentSummary(_ db: Database, id: Int64) throws -> TournamentSummary {
-        try tournamentSummary(db.sql, id: id)
-    }
-}
-
 /// What one ``LobbyStore/settleTournaments()`` did.
 public struct TournamentSweep: Sendable, Equatable {
     /// The tournaments it closed, and how each ended.

@@ -19,14 +19,14 @@ struct LobbyFlags: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List flagged players: why, since when, and the tournaments whose rewards are held.")
 
-        @Option(help: "The lobby's SQLite database file.")
+        @Option(help: "The lobby's SQLite database file, or its postgres:// URL.")
         var db = "./nearplay-lobby.sqlite"
 
         @Flag(help: "One JSON object per player.")
         var json = false
 
         func run() async throws {
-            let store = try LobbyStore(path: db)
+            let store = try await LobbyStore.open(db)
             defer { try? store.close() }
             let players = try await store.flaggedPlayers()
             if json {
@@ -67,14 +67,14 @@ struct LobbyFlags: AsyncParsableCommand {
         @Argument(help: "The flagged player's username.")
         var username: String
 
-        @Option(help: "The lobby's SQLite database file.")
+        @Option(help: "The lobby's SQLite database file, or its postgres:// URL.")
         var db = "./nearplay-lobby.sqlite"
 
         @Option(help: "Who clears it, for the record.")
         var by = ProcessInfo.processInfo.environment["USER"] ?? "operator"
 
         func run() async throws {
-            let store = try LobbyStore(path: db)
+            let store = try await LobbyStore.open(db)
             defer { try? store.close() }
             do {
                 let clearance = try await store.clearFlags(username: username, by: by)

@@ -13,7 +13,7 @@ struct LobbySeed: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite database file to fill.")
+    @Option(help: "The SQLite database file to fill (or a postgres:// URL).")
     var db: String
 
     @Option(help: "Invitations sent during the run (also sizes answers, scores and statistics).")
@@ -29,7 +29,7 @@ struct LobbySeed: AsyncParsableCommand {
     var historyResults = 0
 
     func run() async throws {
-        let store = try LobbyStore(path: db)
+        let store = try await LobbyStore.open(db)
         let seeded = try await LobbySeeder(store: store).seed(operations: operations)
         if historyPlayers > 0 || historyResults > 0 {
             let history = try await HistorySeeder(store: store).seed(players: historyPlayers, results: historyResults)

@@ -12,17 +12,6 @@ extension Database {
     var sql: any SQLSession { SQLiteSession(db: self) }
 }
 
-extension SQLSession {
-    /// The GRDB connection under a SQLite session, for calling code that has not moved yet.
-    /// Only ever reached on SQLite, the one engine the store can run on until the move is done.
-    var grdb: Database {
-        guard let session = self as? SQLiteSession else {
-            preconditionFailure("GRDB code was reached on \(dialect): a store function still needs moving onto LobbyDatabase")
-        }
-        return session.db
-    }
-}
-
 extension SQLRow {
     /// The time stored at `index` (seconds since 1970), or nil when it is NULL.
     func date(atIndex index: Int) throws -> Date? {
@@ -40,13 +29,6 @@ extension SQLRow {
 
 extension GameState: SQLValueConvertible {}
 extension InvitationResponse: SQLValueConvertible {}
-
-extension LobbyStore {
-    /// ``read(_:)`` for a body that has not moved yet: it gets the GRDB connection.
-    func readGRDB<T: Sendable>(_ body: @escaping @Sendable (Database, Date) throws -> T) async throws -> T {
-        try await read { db, now in try body(db.grdb, now) }
-    }
-}
 
 extension LobbyStore {
     /// The GRDB pool of a SQLite store, for tests and tools that have not moved yet.

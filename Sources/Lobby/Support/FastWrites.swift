@@ -58,27 +58,3 @@ extension EventRecord {
         self.id = id
     }
 }
-
-// MARK: - GRDB callers (goes when every file has moved)
-
-extension GameRecord {
-    mutating func insertRow(_ db: Database) throws { try insertRow(db.sql) }
-    func updateRow(_ db: Database) throws { try updateRow(db.sql) }
-}
-
-extension MembershipRecord {
-    func insertRow(_ db: Database) throws { try insertRow(db.sql) }
-    func updateRow(_ db: Database) throws { try updateRow(db.sql) }
-}
-
-extension RoundRecord {
-    func insertRow(_ db: Database) throws { try insertRow(db.sql) }
-}
-
-extension ScoreRecord {
-    func insertRow(_ db: Database) throws { try insertRow(db.sql) }
-}
-
-extension EventRecord {
-    mutating func insertRow(_ db: Database) throws { try insertRow(db.sql) }
-}
