@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LobbyDatabase
 import Hummingbird
 import HummingbirdTesting
 import LobbyClient
@@ -47,28 +47,27 @@ import Testing
             #expect(counts["invited", default: 0] > 0)
             #expect(counts["openGameLimitReached", default: 0] + counts["nobodyInvitable", default: 0] > 0, "\(counts)")
 
-            let database = try DatabaseQueue(path: server.folder.appendingPathComponent("lobby.sqlite").path)
-            try await database.read { db in
-                let openGames = try Row.fetchAll(db, sql: """
+            let (openGames, invitations, doubledPairs) = try await server.read { db in
+                (try db.fetchAll("""
                     SELECT m.playerId, COUNT(*) AS n FROM membership m JOIN game g ON g.id = m.gameId
                     WHERE m.response = 'accepted' AND g.state IN ('pending', 'open') GROUP BY m.playerId
-                    """)
-                #expect(!openGames.isEmpty)
-                for row in openGames { #expect((row["n"] as Int) <= 2, "player \(row["playerId"] as Int64) has \(row["n"] as Int) open games") }
-                let invitations = try Int.fetchAll(db, sql: """
+                    """).map { (try $0.get(0, as: Int64.self), try $0.get(1, as: Int.self)) },
+                 try db.fetchAll("""
                     SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
                     WHERE m.response = 'pending' AND g.state = 'pending' GROUP BY m.playerId
-                    """)
-                #expect(invitations.allSatisfy { $0 <= 3 })
-                let doubledPairs = try Int.fetchOne(db, sql: """
+                    """).map { try $0.get(0, as: Int.self) },
+                 try db.fetchValue(Int.self, """
                     SELECT COUNT(*) FROM (
                         SELECT a.playerId, b.playerId FROM membership a JOIN membership b ON b.gameId = a.gameId AND a.playerId < b.playerId
                         JOIN game g ON g.id = a.gameId
                         WHERE g.state IN ('pending', 'open') AND a.response IN ('pending', 'accepted') AND b.response IN ('pending', 'accepted')
-                        GROUP BY a.playerId, b.playerId HAVING COUNT(*) > 1)
-                    """)
-                #expect(doubledPairs == 0)
+                        GROUP BY a.playerId, b.playerId HAVING COUNT(*) > 1) AS doubled
+                    """))
             }
+            #expect(!openGames.isEmpty)
+            for (player, count) in openGames { #expect(count <= 2, "player \(player) has \(count) open games") }
+            #expect(invitations.allSatisfy { $0 <= 3 })
+            #expect(doubledPairs == 0)
         }
     }
 }

@@ -108,7 +108,7 @@ import Testing
             #expect(metrics.contains(#"nearplay_lobby_players_flagged_total{reason="ceiling"} 1"#))
 
             // The operator, on the lobby's database file while it runs: who, why, and clearing.
-            let database = server.folder.appendingPathComponent("lobby.sqlite").path
+            let database = server.location
             let nearplay = try ServerProcess.executable().path
             let listed = try await SpawnedProcess(nearplay, ["lobby", "flags", "list", "--db", database]).finish()
             #expect(listed.status == 0, "\(listed.stderr)")

@@ -4,6 +4,7 @@ import DatabaseTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LobbyDatabase
 import Logging
 import NIOCore
 import Testing
@@ -17,6 +18,8 @@ import Testing
 final class TestServer: Sendable {
     let store: LobbyStore
     let folder: URL
+    /// Where the store is: the SQLite file's path, or the PostgreSQL database's URL.
+    let location: String
     let throttle: SignInThrottle
     let metrics = LobbyMetrics()
     let connectionLimits: ConnectionLimits
@@ -34,12 +37,18 @@ final class TestServer: Sendable {
         // (invite only players met both ways) are FairPlayAttackTests' and FairPlayTests'.
         configuration.newAccountAge = 0
         configure(&configuration)
-        var location = folder.appendingPathComponent("lobby.sqlite").path
         if ProcessInfo.processInfo.environment["NEARPLAY_LOBBY_ENGINE"]?.lowercased() == "postgres" {
             let server = try await PrivatePostgres.shared()
-            location = server.url(database: try await server.createDatabase())
+            location = try await server.createDatabase()
+        } else {
+            location = folder.appendingPathComponent("lobby.sqlite").path
         }
-        store = try await LobbyStore.open(location, configuration: configuration, metrics: metrics.factory, poolSize: 8)
+        store = try await LobbyStore.open(location, configuration: configuration, metrics: metrics.factory, poolSize: 3)
+    }
+
+    /// A read transaction on the store, for tests that check its tables.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
+        try await store.database.read(body)
     }
 
     deinit {

@@ -40,9 +40,9 @@ final class TestLobby {
             location = folder.appendingPathComponent("lobby.sqlite").path
         case .postgres:
             let server = try await PrivatePostgres.shared()
-            location = server.url(database: try await server.createDatabase())
+            location = try await server.createDatabase()
         }
-        store = try await LobbyStore.open(location, configuration: configuration, clock: clock, poolSize: 4)
+        store = try await LobbyStore.open(location, configuration: configuration, clock: clock, poolSize: 2)
     }
 
     /// The SQLite file, for tests of what only SQLite has.
@@ -50,7 +50,7 @@ final class TestLobby {
 
     /// Opens the same store again, as a restarted lobby would.
     func reopen(configuration: LobbyConfiguration? = nil) async throws -> LobbyStore {
-        try await LobbyStore.open(location, configuration: configuration ?? store.configuration, clock: clock, poolSize: 4)
+        try await LobbyStore.open(location, configuration: configuration ?? store.configuration, clock: clock, poolSize: 2)
     }
 
     /// A recording of round `n` of `game`, on the plan the lobby drew for it (Quickdraw: with the
