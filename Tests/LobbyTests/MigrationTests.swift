@@ -26,7 +26,7 @@ import Testing
         try v1.close()
 
         let store = try LobbyStore(path: path)
-        let rounds = try store.grdbPool.read { db in try Query.rounds(db, game: 1) }
+        let rounds = try store.grdbPool.read { db in try Query.rounds(db.sql, game: 1) }
         #expect(rounds.map(\.minigame) == ["shaker", "statue", "screamer", "quickdraw"])
         #expect(rounds.map(\.duration) == [10, 10, 5, 8])
         // v8 hides Quickdraw's signal from the plan until it is revealed.

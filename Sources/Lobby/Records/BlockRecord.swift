@@ -1,9 +1,8 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `block`: `blockerId` wants nothing to do with `blockedId`.
-struct BlockRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct BlockRecord: SQLRecord {
     static let databaseTableName = "block"
     var blockerId: Int64
     var blockedId: Int64
@@ -11,15 +10,9 @@ struct BlockRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension BlockRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "blockerId, blockedId, createdAt"
-
-    init(row: Row) throws {
-        blockerId = row[0]
-        blockedId = row[1]
-        createdAt = try row.requiredDate(atIndex: 2, "createdAt")
-    }
 
     init(sqlRow row: SQLRow) throws {
         blockerId = try row.get(0)
@@ -33,11 +26,5 @@ extension BlockRecord {
             blockedId.sqlValue,
             createdAt.unixTime.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["blockerId"] = blockerId
-        container["blockedId"] = blockedId
-        container["createdAt"] = createdAt.unixTime
     }
 }

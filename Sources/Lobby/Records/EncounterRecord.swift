@@ -1,9 +1,8 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `encounter`: the latest time `observerId` reported seeing `seenId`.
-struct EncounterRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct EncounterRecord: SQLRecord {
     static let databaseTableName = "encounter"
     var observerId: Int64
     var seenId: Int64
@@ -17,19 +16,9 @@ struct EncounterRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension EncounterRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "observerId, seenId, lastSeenAt, distance, rssi, measuredPower, rssiVariance"
-
-    init(row: Row) throws {
-        observerId = row[0]
-        seenId = row[1]
-        lastSeenAt = try row.requiredDate(atIndex: 2, "lastSeenAt")
-        distance = row[3]
-        rssi = row[4]
-        measuredPower = row[5]
-        rssiVariance = row[6]
-    }
 
     init(sqlRow row: SQLRow) throws {
         observerId = try row.get(0)
@@ -51,15 +40,5 @@ extension EncounterRecord {
             measuredPower.sqlValue,
             rssiVariance.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["observerId"] = observerId
-        container["seenId"] = seenId
-        container["lastSeenAt"] = lastSeenAt.unixTime
-        container["distance"] = distance
-        container["rssi"] = rssi
-        container["measuredPower"] = measuredPower
-        container["rssiVariance"] = rssiVariance
     }
 }

@@ -1,31 +1,20 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `event`: something to tell one player. Its id is the feed cursor.
-struct EventRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
+struct EventRecord: SQLRecordWithID {
     static let databaseTableName = "event"
     var id: Int64?
     var playerId: Int64
     var at: Date
     var kind: String
     var payload: String
-
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 extension EventRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "id, playerId, at, kind, payload"
-
-    init(row: Row) throws {
-        id = row[0]
-        playerId = row[1]
-        at = try row.requiredDate(atIndex: 2, "at")
-        kind = row[3]
-        payload = row[4]
-    }
 
     init(sqlRow row: SQLRow) throws {
         id = try row.get(0)
@@ -43,13 +32,5 @@ extension EventRecord {
             kind.sqlValue,
             payload.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["playerId"] = playerId
-        container["at"] = at.unixTime
-        container["kind"] = kind
-        container["payload"] = payload
     }
 }

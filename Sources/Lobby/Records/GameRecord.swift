@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `game`. A game starts `pending` as an invitation (the two share their id), becomes
 /// `open` once every invitee answered or the invitation expired with somebody accepting, and ends
 /// `finished` (evaluated) or `cancelled` (nobody accepted).
-struct GameRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
+struct GameRecord: SQLRecordWithID {
     static let databaseTableName = "game"
     var id: Int64?
     var inviterId: Int64
@@ -15,25 +14,12 @@ struct GameRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
     var openedAt: Date?
     var finishedAt: Date?
     var winnerId: Int64?
-
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 extension GameRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "id, inviterId, state, createdAt, expiresAt, openedAt, finishedAt, winnerId"
-
-    init(row: Row) throws {
-        id = row[0]
-        inviterId = row[1]
-        state = row[2]
-        createdAt = try row.requiredDate(atIndex: 3, "createdAt")
-        expiresAt = try row.requiredDate(atIndex: 4, "expiresAt")
-        openedAt = row.date(atIndex: 5)
-        finishedAt = row.date(atIndex: 6)
-        winnerId = row[7]
-    }
 
     init(sqlRow row: SQLRow) throws {
         id = try row.get(0)
@@ -57,16 +43,5 @@ extension GameRecord {
             finishedAt.sqlValue,
             winnerId.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["inviterId"] = inviterId
-        container["state"] = state
-        container["createdAt"] = createdAt.unixTime
-        container["expiresAt"] = expiresAt.unixTime
-        container["openedAt"] = openedAt?.unixTime
-        container["finishedAt"] = finishedAt?.unixTime
-        container["winnerId"] = winnerId
     }
 }

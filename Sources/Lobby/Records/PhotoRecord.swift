@@ -1,9 +1,8 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `photo`: one profile photo per player, kept apart so player rows stay small.
-struct PhotoRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct PhotoRecord: SQLRecord {
     static let databaseTableName = "photo"
     var playerId: Int64
     var contentType: String
@@ -11,15 +10,9 @@ struct PhotoRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension PhotoRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "playerId, contentType, bytes"
-
-    init(row: Row) throws {
-        playerId = row[0]
-        contentType = row[1]
-        bytes = row[2]
-    }
 
     init(sqlRow row: SQLRow) throws {
         playerId = try row.get(0)
@@ -33,11 +26,5 @@ extension PhotoRecord {
             contentType.sqlValue,
             bytes.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["playerId"] = playerId
-        container["contentType"] = contentType
-        container["bytes"] = bytes
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `player`. After deletion the personal columns are NULL and `deletedAt` is set; the row
 /// stays so games and rounds keep a reference.
-struct PlayerRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID {
+struct PlayerRecord: SQLRecordWithID {
     static let databaseTableName = "player"
     var id: Int64?
     var username: String?
@@ -26,31 +25,12 @@ struct PlayerRecord: FetchableRecord, MutablePersistableRecord, SQLRecordWithID 
     /// The 32 bytes its rotating identity is derived from (``RotatingIdentity``); nil until the
     /// player's agent first asks (players registered before identities rotated).
     var beaconSecret: Data? = nil
-
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 extension PlayerRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "id, username, firstName, lastName, email, passwordHash, beaconMajor, beaconMinor, photoVersion, createdAt, deletedAt, usernameSkeleton, activeAt, beaconSecret"
-
-    init(row: Row) throws {
-        id = row[0]
-        username = row[1]
-        firstName = row[2]
-        lastName = row[3]
-        email = row[4]
-        passwordHash = row[5]
-        beaconMajor = row[6]
-        beaconMinor = row[7]
-        photoVersion = row[8]
-        createdAt = try row.requiredDate(atIndex: 9, "createdAt")
-        deletedAt = row.date(atIndex: 10)
-        usernameSkeleton = row[11]
-        activeAt = row.date(atIndex: 12)
-        beaconSecret = row[13]
-    }
 
     init(sqlRow row: SQLRow) throws {
         id = try row.get(0)
@@ -86,22 +66,5 @@ extension PlayerRecord {
             activeAt.sqlValue,
             beaconSecret.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["username"] = username
-        container["firstName"] = firstName
-        container["lastName"] = lastName
-        container["email"] = email
-        container["passwordHash"] = passwordHash
-        container["beaconMajor"] = beaconMajor
-        container["beaconMinor"] = beaconMinor
-        container["photoVersion"] = photoVersion
-        container["createdAt"] = createdAt.unixTime
-        container["deletedAt"] = deletedAt?.unixTime
-        container["usernameSkeleton"] = usernameSkeleton
-        container["activeAt"] = activeAt?.unixTime
-        container["beaconSecret"] = beaconSecret
     }
 }

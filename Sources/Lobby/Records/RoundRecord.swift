@@ -1,10 +1,9 @@
-import GRDB
 import LobbyDatabase
 
 /// A row of `round`: round `n` (from 1) of a game, the minigame everyone plays in it (a
 /// ``Minigames/MinigameCatalog`` name) and the plan the lobby drew for it: how long it lasts and,
 /// for Quickdraw, when the signal comes. Agents play exactly this plan; scores are verified on it.
-struct RoundRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct RoundRecord: SQLRecord {
     static let databaseTableName = "round"
     var gameId: Int64
     var n: Int
@@ -19,18 +18,9 @@ struct RoundRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension RoundRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "gameId, n, minigame, duration, signalTime, signalDelay"
-
-    init(row: Row) throws {
-        gameId = row[0]
-        n = row[1]
-        minigame = row[2]
-        duration = row[3]
-        signalTime = row[4]
-        signalDelay = row[5]
-    }
 
     init(sqlRow row: SQLRow) throws {
         gameId = try row.get(0)
@@ -50,14 +40,5 @@ extension RoundRecord {
             signalTime.sqlValue,
             signalDelay.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["gameId"] = gameId
-        container["n"] = n
-        container["minigame"] = minigame
-        container["duration"] = duration
-        container["signalTime"] = signalTime
-        container["signalDelay"] = signalDelay
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `score`: one player's one score in one round, with the client's idempotency key.
-struct ScoreRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct ScoreRecord: SQLRecord {
     static let databaseTableName = "score"
     var gameId: Int64
     var n: Int
@@ -14,18 +13,9 @@ struct ScoreRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension ScoreRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "gameId, n, playerId, score, key, submittedAt"
-
-    init(row: Row) throws {
-        gameId = row[0]
-        n = row[1]
-        playerId = row[2]
-        score = row[3]
-        key = row[4]
-        submittedAt = try row.requiredDate(atIndex: 5, "submittedAt")
-    }
 
     init(sqlRow row: SQLRow) throws {
         gameId = try row.get(0)
@@ -45,14 +35,5 @@ extension ScoreRecord {
             key.sqlValue,
             submittedAt.unixTime.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["gameId"] = gameId
-        container["n"] = n
-        container["playerId"] = playerId
-        container["score"] = score
-        container["key"] = key
-        container["submittedAt"] = submittedAt.unixTime
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import LobbyDatabase
 
 /// A row of `unlock`: `ownerId` has unlocked `unlockedId`. Persistent unlocks survive a lost
 /// two-player game; the others can be taken away.
-struct UnlockRecord: FetchableRecord, PersistableRecord, SQLRecord {
+struct UnlockRecord: SQLRecord {
     static let databaseTableName = "unlock"
     var ownerId: Int64
     var unlockedId: Int64
@@ -13,16 +12,9 @@ struct UnlockRecord: FetchableRecord, PersistableRecord, SQLRecord {
 }
 
 extension UnlockRecord {
-    /// The columns in the order ``init(row:)`` reads them: select exactly these (or `*`, which the
+    /// The columns in the order ``init(sqlRow:)`` reads them: select exactly these (or `*`, which the
     /// table's definition keeps in this order) when fetching this record.
     static let columns = "ownerId, unlockedId, persistent, since"
-
-    init(row: Row) throws {
-        ownerId = row[0]
-        unlockedId = row[1]
-        persistent = row[2]
-        since = try row.requiredDate(atIndex: 3, "since")
-    }
 
     init(sqlRow row: SQLRow) throws {
         ownerId = try row.get(0)
@@ -38,12 +30,5 @@ extension UnlockRecord {
             persistent.sqlValue,
             since.unixTime.sqlValue,
         ]
-    }
-
-    func encode(to container: inout PersistenceContainer) throws {
-        container["ownerId"] = ownerId
-        container["unlockedId"] = unlockedId
-        container["persistent"] = persistent
-        container["since"] = since.unixTime
     }
 }
