@@ -1,3 +1,4 @@
+import BeaconKeys
 import Foundation
 import LobbyDatabase
 import Logging
@@ -10,10 +11,57 @@ import Logging
 /// this relay handles them one at a time in that order, reading from the feed only the events of
 /// players with a subscriber here. When the listening connection was lost, notifications sent
 /// meanwhile are gone: every subscriber is told to read the feed after its last cursor.
+///
+/// It also keeps this instance's ``IdentityDirectory`` in step with the others: a player or
+/// location that gets its beacon secret on one instance is announced on
+/// ``WriteContext/identityChannel``, and every instance adds the secret to its tables, so an
+/// identity resolves wherever the sighting arrives. After a lost connection all secrets are read
+/// again. And sessions ended on one instance leave every instance's ``SessionCache``.
 final class EventRelay: Sendable {
     private let task: Task<Void, Never>
+    private let identityTask: Task<Void, Never>
+    private let sessionTask: Task<Void, Never>
 
-    init(database: PostgresDatabase, hub: EventHub, logger: Logger) {
+    init(database: PostgresDatabase, hub: EventHub, identities: IdentityDirectory, sessions: SessionCache, clock: any LobbyClock, logger: Logger) {
+        // Sessions ended on another instance leave this one's cache; after a lost connection,
+        // the whole cache goes (each token is checked against the database again).
+        sessionTask = Task {
+            for await message in database.messages(on: WriteContext.sessionChannel) {
+                switch message {
+                case .listening:
+                    sessions.forgetAll()
+                case .payload(let text):
+                    if text.hasPrefix("token:"), let hash = Data(base64Encoded: String(text.dropFirst(6))) {
+                        sessions.forget(hash)
+                    } else if text.hasPrefix("player:"), let id = Int64(text.dropFirst(7)) {
+                        sessions.forget(player: id)
+                    }
+                }
+            }
+        }
+        identityTask = Task {
+            var listened = false
+            for await message in database.messages(on: WriteContext.identityChannel) {
+                do {
+                    switch message {
+                    case .listening:
+                        if listened {
+                            let stored = try await database.read { db in try LobbyStore.storedIdentities(db) }
+                            identities.load(players: stored.players, locations: stored.locations, now: clock.now())
+                        }
+                        listened = true
+                    case .payload(let text):
+                        let parts = text.split(separator: ":")
+                        guard parts.count == 2, let id = Int64(parts[1]) else { continue }
+                        let (owner, table): (IdentityDirectory.Owner, String) = parts[0] == "location" ? (.location, "location") : (.player, "player")
+                        let bytes = try await database.read { db in try db.fetchValue(Data.self, "SELECT beaconSecret FROM \(table) WHERE id = ?", id) }
+                        if let bytes, let secret = BeaconSecret(bytes: Array(bytes)) { identities.add(owner, id, secret: secret) }
+                    }
+                } catch {
+                    logger.warning("Cannot read a beacon secret another instance announced (\(error)); its identity resolves here after the next reconnection.")
+                }
+            }
+        }
         task = Task {
             var listened = false
             for await message in database.messages(on: WriteContext.eventChannel) {
@@ -39,7 +87,11 @@ final class EventRelay: Sendable {
         }
     }
 
-    func stop() { task.cancel() }
+    func stop() {
+        task.cancel()
+        identityTask.cancel()
+        sessionTask.cancel()
+    }
 
     /// The `player:cursor` pairs of a notification; anything else in it is passed over.
     static func pairs(_ text: String) -> [(player: Int64, cursor: Int64)] {

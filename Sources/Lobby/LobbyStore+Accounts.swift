@@ -54,6 +54,7 @@ extension LobbyStore {
                 createdAt: context.now, deletedAt: nil, usernameSkeleton: skeleton, activeAt: context.now,
                 beaconSecret: Data(secret.bytes))
             try record.insertNumbered(db)
+            try db.notify(WriteContext.identityChannel, "player:\(record.id!)")
             return (self.playerView(record), record.id!)
         }
         identities.add(.player, id, secret: secret)
@@ -132,6 +133,7 @@ extension LobbyStore {
         let hash = Self.tokenHash(token)
         try await write { context in
             try context.db.execute("DELETE FROM session WHERE tokenHash = ?", hash)
+            try context.db.notify(WriteContext.sessionChannel, "token:" + hash.base64EncodedString())
         }
         sessions.forget(hash)
     }
@@ -184,6 +186,7 @@ extension LobbyStore {
             _ = try self.livePlayer(db, id: playerId)
             try db.execute("UPDATE player SET passwordHash = ? WHERE id = ?", hash, playerId)
             try db.execute("DELETE FROM session WHERE playerId = ?", playerId)
+            try db.notify(WriteContext.sessionChannel, "player:\(playerId)")
         }
         // Cached sessions go with the ones deleted in the transaction.
         sessions.forget(player: playerId)
@@ -263,6 +266,7 @@ extension LobbyStore {
             }
             try self.forgetStanding(db, playerId: playerId)
             try self.withdraw(&context, playerId: playerId)
+            try db.notify(WriteContext.sessionChannel, "player:\(playerId)")
         }
         sessions.forget(player: playerId)
     }

@@ -76,7 +76,12 @@ extension LobbyStore {
     /// Notes that the player's agent is speaking to the lobby now (any authenticated request, an
     /// open event stream): what makes its identity one others could have heard.
     public func noteActive(_ playerId: Int64) {
-        fairPlay.noteActive(playerId, at: clock.now())
+        guard fairPlay.noteActive(playerId, at: clock.now()), isShared else { return }
+        // Other instances learn of the activity only from the database: write it now rather than
+        // with this instance's next write, which may be long in coming.
+        Task { [self] in
+            do { try await write { _ in } } catch { logger.warning("Cannot write player \(playerId)'s activity down: \(error)") }
+        }
     }
 
     /// Records which players (and locations, ``recordLocationSighting(_:reporter:_:)``) the reporter

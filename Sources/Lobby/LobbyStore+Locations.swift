@@ -53,6 +53,7 @@ extension LobbyStore {
             else { throw taken }
             // In the tables at once; a transaction that then fails leaves an id no sighting names.
             self.identities.add(.location, id, secret: secret)
+            try db.notify(WriteContext.identityChannel, "location:\(id)")
             try self.scheduleTournaments(&context, locationId: id)
             return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: true)
         }

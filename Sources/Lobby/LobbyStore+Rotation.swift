@@ -32,6 +32,7 @@ extension LobbyStore {
             if let data = record.beaconSecret, let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
             try context.db.execute("UPDATE player SET beaconSecret = ? WHERE id = ?", Data(secret.bytes), playerId)
+            try context.db.notify(WriteContext.identityChannel, "player:\(playerId)")
             return secret
         }
         identities.add(.player, playerId, secret: secret)
@@ -52,6 +53,7 @@ extension LobbyStore {
             if let data = try row.get(1, as: Data?.self), let secret = BeaconSecret(bytes: Array(data)) { return secret }
             let secret = BeaconSecret.random()
             try context.db.execute("UPDATE location SET beaconSecret = ? WHERE id = ?", Data(secret.bytes), id)
+            try context.db.notify(WriteContext.identityChannel, "location:\(id)")
             return secret
         }
         identities.add(.location, id, secret: secret)

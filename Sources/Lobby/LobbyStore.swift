@@ -19,7 +19,7 @@ public final class LobbyStore: Sendable {
     public let configuration: LobbyConfiguration
     /// Live fan-out of committed events.
     public let events: EventHub
-    let sessions = SessionCache()
+    let sessions: SessionCache
     let fairPlay: FairPlayLedger
     let database: any SQLDatabase
     /// The SQLite engine under ``database``, for what only SQLite has (WAL checkpoints, reads in
@@ -119,7 +119,11 @@ public final class LobbyStore: Sendable {
         self.database = database
         self.sqlite = sqlite
         self.checkpointer = checkpointer
-        relay = (database as? PostgresDatabase).map { EventRelay(database: $0, hub: hub, logger: logger) }
+        let cache = SessionCache()
+        sessions = cache
+        let directory = IdentityDirectory(period: configuration.rotationPeriod)
+        identities = directory
+        relay = (database as? PostgresDatabase).map { EventRelay(database: $0, hub: hub, identities: directory, sessions: cache, clock: clock, logger: logger) }
         self.configuration = configuration
         fairPlay = FairPlayLedger(configuration)
         let cost = configuration.bcryptCost
@@ -135,7 +139,6 @@ public final class LobbyStore: Sendable {
         presenceRefusals = Dictionary(uniqueKeysWithValues: PresenceRefusal.allCases.map {
             ($0.rawValue, Counter(label: "nearplay_lobby_presence_refused_total", dimensions: [("reason", $0.rawValue)], factory: metrics))
         })
-        identities = IdentityDirectory(period: configuration.rotationPeriod)
         identities.load(players: stored.players, locations: stored.locations, now: clock.now())
         staticIdentitiesUntil = stored.since.flatMap { since in
             configuration.staticIdentityGrace > 0 ? Date(timeIntervalSince1970: since + configuration.staticIdentityGrace) : nil
@@ -228,6 +231,12 @@ struct WriteContext {
 
     /// The channel on which PostgreSQL instances tell each other which events they committed.
     static let eventChannel = "nearplay_events"
+    /// The channel on which they tell each other of new beacon secrets (`player:ID`, `location:ID`):
+    /// each resolves rotating identities from tables in its own memory.
+    static let identityChannel = "nearplay_identities"
+    /// The channel on which they tell each other of sessions ended (`token:BASE64`, `player:ID`),
+    /// which each instance may hold in its ``SessionCache``.
+    static let sessionChannel = "nearplay_sessions"
 
     /// Stores the recorded events in the feed and answers them with their cursors.
     ///

@@ -8,7 +8,8 @@ import Synchronization
 /// Activity is also written to `player.activeAt`, at most once a minute per player and inside the
 /// next write transaction (``LobbyStore/write(_:)``), so it costs no transaction of its own; the
 /// check reads both, so a player is on the air at once on this store and within one write on
-/// any other process sharing the database. The buckets are this process's own: a lobby run as
+/// any other process sharing the database (on PostgreSQL, where instances share it, that write
+/// follows at once: ``LobbyStore/noteActive(_:)``). The buckets are this process's own: a lobby run as
 /// several processes gives a player each one's allowance.
 final class FairPlayLedger: Sendable {
     /// How often a player's activity is written down at most.
@@ -37,11 +38,13 @@ final class FairPlayLedger: Sendable {
             guesses: AttemptBuckets(.init(burst: configuration.identityGuessesPerHour, interval: 3600 / Double(configuration.identityGuessesPerHour)))))
     }
 
-    /// The player's agent spoke to the lobby at `now`.
-    func noteActive(_ player: Int64, at now: Date) {
+    /// The player's agent spoke to the lobby at `now`. Answers whether this queued the activity for
+    /// writing (at most once per ``activityGranularity``).
+    @discardableResult
+    func noteActive(_ player: Int64, at now: Date) -> Bool {
         state.withLock { state in
             state.active[player] = now
-            if let queued = state.queuedAt[player], now.timeIntervalSince(queued) < Self.activityGranularity { return }
+            if let queued = state.queuedAt[player], now.timeIntervalSince(queued) < Self.activityGranularity { return false }
             state.queuedAt[player] = now
             state.pending[player] = now
             if state.active.count > Self.activityCapacity {
@@ -49,6 +52,7 @@ final class FairPlayLedger: Sendable {
                 state.active = state.active.filter { $0.value > cut }
                 state.queuedAt = state.queuedAt.filter { state.active[$0.key] != nil }
             }
+            return true
         }
     }
 
@@ -59,7 +63,9 @@ final class FairPlayLedger: Sendable {
     func takePendingActivity() -> [(player: Int64, at: Date)] {
         state.withLock { state in
             defer { state.pending.removeAll(keepingCapacity: true) }
-            return state.pending.map { ($0.key, $0.value) }
+            // In player order: on PostgreSQL these updates lock player rows, and every transaction
+            // that locks several takes them in id order, so none waits on another in a circle.
+            return state.pending.map { ($0.key, $0.value) }.sorted { $0.player < $1.player }
         }
     }
 

@@ -95,6 +95,8 @@ final class IdentityDirectory: Sendable {
         let values = periods.map { ($0, Self.value(owner, secret, period: $0)) }
         state.withLock { state in
             let old = state[owner].secrets.updateValue(secret, forKey: id)
+            // Known already (another instance's word of a secret this one stored, say).
+            if old == secret { return }
             for (index, value) in values {
                 if let old, old != secret { state[owner].tables[index]?.remove(Self.value(owner, old, period: index), id) }
                 state[owner].tables[index]?.insert(value, id)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Sessions already checked against the database, so that most requests authenticate without a
 /// query. Entries keep the session's expiry; logging out, changing the password and deleting the
-/// account remove them (this process is the only writer of sessions).
+/// account remove them. On PostgreSQL, where other instances end sessions too, they announce it
+/// (``WriteContext/sessionChannel``) and ``EventRelay`` removes the entries here.
 final class SessionCache: @unchecked Sendable {
     private struct Entry {
         var player: Int64
@@ -30,6 +31,10 @@ final class SessionCache: @unchecked Sendable {
 
     func forget(_ tokenHash: Data) {
         lock.withLock { _ = entries.removeValue(forKey: tokenHash) }
+    }
+
+    func forgetAll() {
+        lock.withLock { entries.removeAll() }
     }
 
     func forget(player: Int64) {
