@@ -1,4 +1,5 @@
 import Agent
+import DatabaseTestSupport
 import Foundation
 import LobbyClient
 import Testing
@@ -27,10 +28,14 @@ import Testing
         var alice: RunningAgent
         var bob: RunningAgent
 
-        init(lobbyArguments: [String] = []) async throws {
+        /// With `onPostgres`, the lobby keeps its state in a new database of the test cluster.
+        init(lobbyArguments: [String] = [], onPostgres: Bool = false) async throws {
             folder = try TemporaryFolder()
             let path = folder.path
-            lobby = try await blocking { try LobbyProcess(folder: path, extraArguments: ["--minigames", "screamer,shaker,statue"] + lobbyArguments) }
+            let database = onPostgres ? try await PrivatePostgres.shared().createDatabase() : nil
+            lobby = try await blocking {
+                try LobbyProcess(folder: path, database: database, extraArguments: ["--minigames", "screamer,shaker,statue"] + lobbyArguments)
+            }
             airSocket = folder.path + "/air/air.sock"
             let players = [try await register("alice", at: lobby.url), try await register("bob", at: lobby.url)]
             var agents: [RunningAgent] = []
@@ -106,8 +111,10 @@ import Testing
         #expect(rotations >= 4, "\(metrics)")
     }
 
-    @Test(.timeLimit(.minutes(5))) func aliceWalksUpToBobTheyMeetAndPlayAWholeGame() async throws {
-        let room = try await Room()
+    /// The story once with the lobby on SQLite and once on PostgreSQL (issue 23).
+    @Test(.timeLimit(.minutes(5)), arguments: [false, true])
+    func aliceWalksUpToBobTheyMeetAndPlayAWholeGame(lobbyOnPostgres: Bool) async throws {
+        let room = try await Room(onPostgres: lobbyOnPostgres)
         defer { room.stopAll() }
         let (alice, bob) = (room.alice, room.bob)
         for agent in [alice, bob] {

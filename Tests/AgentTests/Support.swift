@@ -79,9 +79,10 @@ final class LobbyProcess: @unchecked Sendable {
     private(set) var child: ChildProcess?
     private var starts = 0
 
-    init(folder: String, extraArguments: [String] = []) throws {
+    /// A lobby on `database` (a PostgreSQL URL), or on a SQLite file in `folder` when nil.
+    init(folder: String, database: String? = nil, extraArguments: [String] = []) throws {
         self.folder = folder
-        database = folder + "/lobby.sqlite"
+        self.database = database ?? folder + "/lobby.sqlite"
         port = try freePort()
         self.extraArguments = extraArguments
         try start()
