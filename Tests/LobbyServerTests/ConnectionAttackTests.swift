@@ -126,13 +126,19 @@ import Testing
         }
     }
 
+    /// Both units, the single one on SQLite and the template of several on PostgreSQL; an instance
+    /// of the template also holds its PostgreSQL connections: at most `--pool-size` 200, plus 3
+    /// LISTEN and 2 lease connections.
     @Test func theLobbyUnitAllowsTheDescriptorsItsConnectionsNeed() throws {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/nearplay-lobby.service"), encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("LimitNOFILE=") }, "the unit sets no descriptor limit")
-        let limit = try #require(Int(line.dropFirst("LimitNOFILE=".count)))
         let defaults = ConnectionLimits()
-        #expect(limit >= defaults.maximumConnections + ConnectionLimits.reservedDescriptors)
-        #expect(defaults.fitting(descriptorLimit: limit) == defaults, "the unit's limit holds every connection the lobby allows")
+        let units = ["nearplay-lobby.service": 0, "nearplay-lobby@.service": 200 + 5]
+        for (unit, databaseConnections) in units {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("LimitNOFILE=") }, "\(unit) sets no descriptor limit")
+            let limit = try #require(Int(line.dropFirst("LimitNOFILE=".count)), "\(unit): \(line)")
+            #expect(limit >= defaults.maximumConnections + ConnectionLimits.reservedDescriptors + databaseConnections, "\(unit)")
+            #expect(defaults.fitting(descriptorLimit: limit) == defaults, "\(unit)'s limit holds every connection the lobby allows")
+        }
         #expect(defaults.fitting(descriptorLimit: 1024).maximumConnections == 1024 - ConnectionLimits.reservedDescriptors)
     }
 
