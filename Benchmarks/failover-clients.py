@@ -21,12 +21,10 @@ gaps = []
 counts = {"requests": 0, "errors": 0}
 
 
-def request(connection, method, path, body=None, token=None, key=None):
+def request(connection, method, path, body=None, token=None):
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = "Bearer " + token
-    if key:
-        headers["Idempotency-Key"] = key
     connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
     response = connection.getresponse()
     data = response.read()
