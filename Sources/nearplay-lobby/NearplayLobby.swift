@@ -10,6 +10,6 @@ struct NearplayLobby: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearplay lobby",
         abstract: "Run the lobby server that holds players, invitations, games and rewards.",
-        subcommands: [LobbyServe.self, LobbySeed.self, LobbyFlags.self]
+        subcommands: [LobbyServe.self, LobbySeed.self, LobbyFlags.self, LobbyMigrate.self]
     )
 }
