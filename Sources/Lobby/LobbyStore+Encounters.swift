@@ -77,10 +77,14 @@ extension LobbyStore {
     /// open event stream): what makes its identity one others could have heard.
     public func noteActive(_ playerId: Int64) {
         guard fairPlay.noteActive(playerId, at: clock.now()), isShared else { return }
-        // Other instances learn of the activity only from the database: write it now rather than
-        // with this instance's next write, which may be long in coming.
+        // Other instances learn of the activity only from the database: write it within a fifth
+        // of a second rather than with this instance's next write, which may be long in coming.
+        // One flush carries every player noted meanwhile.
+        guard activityFlush.begin() else { return }
         Task { [self] in
-            do { try await write { _ in } } catch { logger.warning("Cannot write player \(playerId)'s activity down: \(error)") }
+            try? await Task.sleep(for: .milliseconds(200))
+            activityFlush.end()
+            do { try await write { _ in } } catch { logger.warning("Cannot write players' activity down: \(error)") }
         }
     }
 

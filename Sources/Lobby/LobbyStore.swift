@@ -5,6 +5,7 @@ import GRDB
 import HummingbirdBcrypt
 import LobbyDatabase
 import Logging
+import Synchronization
 
 /// The lobby's rules over its store: one SQLite file (the default) or a PostgreSQL database that
 /// several lobby instances share. Every operation that changes more than one row or checks a limit
@@ -20,6 +21,8 @@ public final class LobbyStore: Sendable {
     /// Live fan-out of committed events.
     public let events: EventHub
     let sessions: SessionCache
+    /// Whether a write of players' activity is due already (PostgreSQL, ``noteActive(_:)``).
+    let activityFlush = FlushFlag()
     let fairPlay: FairPlayLedger
     let database: any SQLDatabase
     /// The SQLite engine under ``database``, for what only SQLite has (WAL checkpoints, reads in
@@ -281,6 +284,22 @@ struct WriteContext {
     /// The high 16 bits of the advisory-lock keys that order a player's events ("Ev"); the player's
     /// id fills the low 48.
     static let eventLockSpace: Int64 = 0x4576 << 48
+}
+
+/// One pending flush at a time: ``begin()`` answers true to the caller that is to run it.
+final class FlushFlag: Sendable {
+    private let pending = Mutex(false)
+
+    func begin() -> Bool {
+        pending.withLock { pending in
+            if pending { return false }
+            pending = true
+            return true
+        }
+    }
+
+    /// The flush has taken what was pending (call before it writes, so nothing noted during the write waits for the next one).
+    func end() { pending.withLock { $0 = false } }
 }
 
 extension CoreMetrics.Timer {
