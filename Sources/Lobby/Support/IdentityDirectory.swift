@@ -122,20 +122,21 @@ final class IdentityDirectory: Sendable {
     }
 
     /// Makes sure the tables from two periods before now to the next one exist (building the
-    /// missing ones here), drops older ones, and starts building the one after next in the
+    /// missing ones here, even one the background is building), drops older ones, and starts building the one after next in the
     /// background.
     private func ensureTables(_ owner: Owner, now: Date) {
         let current = period.index(at: now)
         let (missing, startAhead): ([Int64], Bool) = state.withLock { state in
             for index in state[owner].tables.keys where index < current - 2 { state[owner].tables[index] = nil }
-            let missing = ((current - 2)...(current + 1)).filter {
-                state[owner].tables[$0] == nil && !state[owner].preparing.contains($0)
-            }
+            // A table the background is still building counts as missing too: a lookup must not
+            // wait for it, nor miss every identity of its period (after a jump of the clock the
+            // table being built ahead can be the current one).
+            let missing = ((current - 2)...(current + 1)).filter { state[owner].tables[$0] == nil }
             let ahead = state[owner].tables[current + 2] == nil && !state[owner].preparing.contains(current + 2)
             if ahead { state[owner].preparing.insert(current + 2) }
             return (missing, ahead)
         }
-        for index in missing { build(owner, period: index) }
+        for index in missing { build(owner, period: index, reserved: true) }
         if startAhead {
             Task.detached(priority: .utility) { [self] in self.build(owner, period: current + 2, reserved: true) }
         }
