@@ -49,12 +49,3 @@ extension ScoreRecord {
                        gameId, n, playerId, score, key, submittedAt.unixTime)
     }
 }
-
-extension EventRecord {
-    mutating func insertRow(_ db: any SQLSession) throws {
-        guard let id = try db.fetchValue(Int64.self, "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, ?) RETURNING id",
-                                         playerId, at.unixTime, kind, payload)
-        else { throw SQLError.connection("the database stored an event without answering its id") }
-        self.id = id
-    }
-}
