@@ -47,6 +47,9 @@ struct HTTPProbe: Sendable {
     func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, authorization: String? = nil, json: String? = nil) async throws -> Answer {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method.rawValue
+        // The whole suite runs its tests side by side on two cores: a request may wait a minute
+        // for CPU (URLSession's default idle timeout) without anything being wrong.
+        request.timeoutInterval = 600
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let json {
