@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // radio → frames → ranging → agent → lobby
@@ -187,8 +188,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.embedInCode("openapi.yaml")]
+            // The web view's pages, style and scripts are compiled into the binary: nothing to
+            // install beside it, and what is served is what was tested.
+            resources: [
+                .embedInCode("openapi.yaml"),
+                .embedInCode("Web/Assets/layout.mustache"), .embedInCode("Web/Assets/location.mustache"),
+                .embedInCode("Web/Assets/location-board.mustache"), .embedInCode("Web/Assets/player.mustache"),
+                .embedInCode("Web/Assets/sign-in.mustache"), .embedInCode("Web/Assets/message.mustache"),
+                .embedInCode("Web/Assets/nearplay.css"), .embedInCode("Web/Assets/screen.js"),
+            ]
         ),
         // The lobby API's types and client, generated from Sources/LobbyServer/openapi.yaml by
         // scripts/generate-lobby-api (committed: a build never runs the generator).

@@ -325,7 +325,7 @@ extension LobbyStore {
             winner: try winner.flatMap { try names(db, [$0])[$0] })
     }
 
-    private func standings(_ db: any SQLSession, tournamentId id: Int64) throws -> [TournamentStanding] {
+    func standings(_ db: any SQLSession, tournamentId id: Int64) throws -> [TournamentStanding] {
         let rows = try db.fetchAll(#"""
             SELECT playerId, total, roundsPlayed, "rank" FROM tournamentEntry WHERE tournamentId = ?
             ORDER BY "rank" IS NULL, "rank", total DESC, lastScoredAt IS NULL, lastScoredAt, joinedAt, playerId

@@ -20,6 +20,8 @@ public final class LobbyStore: Sendable {
     public let configuration: LobbyConfiguration
     /// Live fan-out of committed events.
     public let events: EventHub
+    /// Signals every commit of this instance (the location screens wait on it).
+    public let changes = ChangeSignal()
     let sessions: SessionCache
     /// Whether a write of players' activity is due already (PostgreSQL, ``noteActive(_:)``).
     let activityFlush = FlushFlag()
@@ -202,6 +204,7 @@ public final class LobbyStore: Sendable {
         // On PostgreSQL every instance, this one included, pushes events as their NOTIFY arrives
         // (``EventRelay``): that keeps each player's pushes in commit order across instances.
         if sqlite != nil { events.publish(recorded) }
+        changes.signal()
         return value
     }
 

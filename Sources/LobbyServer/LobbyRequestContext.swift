@@ -16,6 +16,8 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
     var sessionToken: String?
     /// The client's address as a trusted reverse proxy forwarded it (``ForwardedClientMiddleware``).
     var forwardedClient: String?
+    /// The scheme the client used, as a trusted reverse proxy forwarded it (`https` behind TLS).
+    var forwardedProto: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

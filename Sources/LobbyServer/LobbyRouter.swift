@@ -59,6 +59,7 @@ public func buildLobbyRouter(
     addEventRoutes(authenticated, store: store)
     addLocationRoutes(authenticated, store: store)
     addStatisticsRoutes(authenticated, store: store)
+    addWebRoutes(router, store: store, throttle: throttle, metrics: metrics)
     return router
 }
 

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -18,6 +19,7 @@ struct ForwardedClientMiddleware: RouterMiddleware {
         var context = context
         let fields = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
         context.forwardedClient = Self.client(forwardedFor: fields, trustedProxies: trustedProxies)
+        context.forwardedProto = request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased()
         return try await next(request, context)
     }
 
