@@ -10,8 +10,15 @@ struct WebViewer {
     let username: String
     /// The session token (never rendered).
     let token: String
-    /// The CSRF token of this session's forms.
-    var csrf: String { WebSession.csrfToken(session: token) }
+    /// The CSRF token of this session's forms (stored: templates read stored properties only).
+    let csrf: String
+
+    init(id: Int64, username: String, token: String) {
+        self.id = id
+        self.username = username
+        self.token = token
+        csrf = WebSession.csrfToken(session: token)
+    }
 }
 
 /// Times as a place's people read them.
