@@ -57,11 +57,12 @@ struct ScreenStream {
             }
             for await _ in wakes {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                var screen = try await store.locationScreen(location)
-                screen.at = .distantPast
-                if screen != shown {
-                    shown = screen
-                    try await writer.write(ByteBuffer(string: event(try await store.locationScreen(location))))
+                let screen = try await store.locationScreen(location)
+                var compared = screen
+                compared.at = .distantPast
+                if compared != shown {
+                    shown = compared
+                    try await writer.write(ByteBuffer(string: event(screen)))
                     lastWrite = .now
                 } else if ContinuousClock.now - lastWrite >= Self.keepAlive {
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))
