@@ -58,15 +58,16 @@ import Testing
             #expect(page.status == .ok)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
             #expect(page.text.contains("<h1>Café Nord</h1>"))
-            // alice and bob play here and are named; carol is only counted.
-            #expect(page.text.contains(#"<ul id="present" class="names"><li>alice</li><li>bob</li></ul>"#), "\(page.text)")
-            #expect(page.text.contains("and 1 more player not in a tournament"))
+            // alice played a round here and is named; bob (entered, not played yet) and carol
+            // (not entered) are only counted, and two are "a few".
+            #expect(page.text.contains(#"<ul id="present" class="names"><li>alice</li></ul>"#), "\(page.text)")
+            #expect(page.text.contains("and a few more players not playing right now"))
             #expect(!page.text.contains("carol"))
             // The three tournaments, the daily one's board with alice first.
             for period in ["Daily", "Weekly", "Monthly"] { #expect(page.text.contains("\(period) tournament")) }
             #expect(page.text.contains(#"<tr data-player="alice"><td>1</td><th scope="row">alice</th><td class="num total">420</td>"#))
             #expect(page.text.contains(#"<tr data-player="bob"><td>2</td>"#))
-            #expect(page.text.contains(#"<span class="who">alice</span> scored <strong>420</strong> in Statue"#))
+            #expect(page.text.contains(#"<span class="who">alice</span> scored <strong>420</strong> in Statue <span class="when">(daily)</span>"#))
             // No names, e-mail addresses or beacon identities of anyone.
             for secret in ["@example.org", "E2C56DB5", "firstName", "major"] { #expect(!page.text.contains(secret), "\(secret) on the screen") }
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
@@ -214,7 +215,10 @@ import Testing
             let scene = try await WebScene.make(client)
             let session = try await Self.signIn(client, "alice")
             var weight = 0
-            for (path, type) in [("/locations/\(scene.location)", "text/html"), ("/static/nearplay.css", "text/css"), ("/static/screen.js", "text/javascript")] {
+            let screen = try await Self.get(client, "/locations/\(scene.location)")
+            let style = try #require(screen.text.firstMatch(of: /href="(\/static\/nearplay\.css\?v=[0-9a-f]+)"/)?.1)
+            let script = try #require(screen.text.firstMatch(of: /src="(\/static\/screen\.js\?v=[0-9a-f]+)"/)?.1)
+            for (path, type) in [("/locations/\(scene.location)", "text/html"), (String(style), "text/css"), (String(script), "text/javascript")] {
                 let page = try await Self.get(client, path)
                 #expect(page.status == .ok && page.headers[.contentType]?.hasPrefix(type) == true, "\(path)")
                 #expect(page.headers[.contentSecurityPolicy] == WebPageMiddleware.contentSecurityPolicy, "\(path)")
@@ -249,6 +253,87 @@ import Testing
                                                    body: ByteBuffer(string: "csrf=\(csrf)&username=alice&password=password-123")) { $0.headers[values: .setCookie] }
             let session = try #require(cookies.first { $0.hasPrefix(WebSession.sessionCookie) })
             #expect(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"), "\(session)")
+        }
+    }
+
+    @Test func afterSigningInOnlyThisSitesPagesAreGoneTo() {
+        for good in ["/players/alice", "/players/a.b-c_d", "/locations/12"] { #expect(safeNext(good) == good) }
+        for bad in ["//evil.example", "/\t/evil.example", "/\\evil.example", "https://evil.example", "/players/../../x",
+                    "/players/alice/extra", "/locations/1x", "/players/", "/players/al ice", "/other/alice", "", "/"] {
+            #expect(safeNext(bad) == "", "\(bad.debugDescription)")
+        }
+    }
+
+    @Test func formsSentFromAnotherSitesPageAreRefused() async throws {
+        let server = try await TestServer(WebScene.configure)
+        try await server.application.test(.router) { client in
+            _ = try await client.player("alice")
+            let form = try await Self.get(client, "/sign-in")
+            let csrf = try #require(form.cookie(WebSession.csrfCookie))
+            let fields = [("csrf", csrf), ("username", "alice"), ("password", "password-123")]
+            for (name, value) in [("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Site", "same-site"), ("Origin", "https://evil.example"), ("Origin", "null")] {
+                var headers = HTTPFields()
+                headers.append(.init(name: .init(name)!, value: value))
+                let refused = try await Self.post(client, "/sign-in", form: fields, cookies: [WebSession.csrfCookie: csrf], headers: headers)
+                #expect(refused.status == .forbidden && refused.cookie(WebSession.sessionCookie) == nil, "\(name): \(value)")
+            }
+            var same = HTTPFields()
+            same.append(.init(name: .init("Sec-Fetch-Site")!, value: "same-origin"))
+            let accepted = try await Self.post(client, "/sign-in", form: fields, cookies: [WebSession.csrfCookie: csrf], headers: same)
+            #expect(accepted.status == .seeOther && accepted.cookie(WebSession.sessionCookie) != nil)
+            // Signing in again from that browser ends the session it had.
+            let first = try #require(accepted.cookie(WebSession.sessionCookie))
+            let again = try await Self.post(client, "/sign-in", form: fields,
+                                            cookies: [WebSession.csrfCookie: csrf, WebSession.sessionCookie: first])
+            #expect(again.status == .seeOther)
+            #expect(try await client.call(.get, "/v1/players/me", token: first).status == .unauthorized)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theLiveStreamSendsChangesAndHoldsEachAddressToFourStreams() async throws {
+        let server = try await TestServer(WebScene.configure)
+        try await server.application.test(.live) { client in
+            let port = try #require(client.port)
+            let scene = try await WebScene.make(client)
+            func open() async throws -> RawConnection {
+                let connection = try await RawConnection(port: port)
+                try await connection.send("GET /locations/\(scene.location)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+                return connection
+            }
+            func waitFor(_ connection: RawConnection, _ text: String) async -> Bool {
+                for _ in 0..<250 {
+                    if connection.received.contains(text) { return true }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                return false
+            }
+            var streams: [RawConnection] = []
+            for _ in 0..<4 {
+                let stream = try await open()
+                #expect(await waitFor(stream, "event: screen\ndata: <section class=\"present\""), "\(stream.received.prefix(300))")
+                #expect(stream.received.contains("text/event-stream") && stream.received.contains("retry: 2000"))
+                streams.append(stream)
+            }
+            let fifth = try await open()
+            let refused = await fifth.closed(within: .seconds(5)) ?? fifth.received
+            #expect(refused.hasPrefix("HTTP/1.1 429"), "\(refused.prefix(200))")
+            // A score reaches every stream, as one more event.
+            try await scene.enter("carol")
+            try await scene.score(987, by: "carol")
+            for stream in streams {
+                #expect(await waitFor(stream, #"<td class="num total">987</td>"#), "the new score on every stream")
+            }
+            // A stream whose client left is given back at the next change.
+            await streams.removeFirst().close()
+            try await scene.score(654, by: "bob")
+            var reopened: RawConnection?
+            for _ in 0..<50 where reopened == nil {
+                let attempt = try await open()
+                if await waitFor(attempt, "event: screen") { reopened = attempt } else { await attempt.close() }
+            }
+            #expect(reopened != nil, "a fifth stream once one of the four closed")
+            for stream in streams { await stream.close() }
+            await reopened?.close()
         }
     }
 }

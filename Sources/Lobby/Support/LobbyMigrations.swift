@@ -196,6 +196,11 @@ enum LobbyMigrations {
         migrator.registerMigration("v8-fair-play", migrate: FairPlayMigration.v8)
         migrator.registerMigration("v8-score-integrity", migrate: ScoreIntegrityMigration.v8)
         migrator.registerMigration("v9-rotating-identities", migrate: RotationMigration.v9)
+        // A location's screen asks who was seen there lately (LobbyStore.locationScreen): without
+        // this it would scan every sighting of every location.
+        migrator.registerMigration("v10-location-presence") { db in
+            try db.create(index: "locationSighting_present", on: "locationSighting", columns: ["locationId", "lastSeenAt"])
+        }
         return migrator
     }
 }

@@ -51,6 +51,8 @@ import LobbyDatabase
 enum PostgresSchema {
     static let migrations: [SQLMigration] = [
         SQLMigration("postgres-v9: the schema of SQLite migrations v1…v9", sqlite: "", postgres: v9),
+        SQLMigration("postgres-v10: SQLite migration v10-location-presence", sqlite: "",
+                     postgres: "CREATE INDEX locationSighting_present ON locationSighting (locationId, lastSeenAt)"),
     ]
 
     /// Tables in the order of the SQLite migrations that made them, each with its columns as

@@ -74,7 +74,7 @@ struct LocationPage {
         let player: String
         let score: Int
         let minigame: String
-        let time: String
+        let tournament: String
     }
 
     let id: Int64
@@ -96,11 +96,13 @@ struct LocationPage {
         self.viewer = viewer
         hasPresent = !screen.present.isEmpty
         present = screen.present
+        // Fewer than three others are "a few": a count of one would name the one regular.
+        let others = screen.othersPresent < 3 ? "a few" : "\(screen.othersPresent)"
         presentSummary = switch (screen.present.count, screen.othersPresent) {
         case (0, 0): "Nobody has been seen here in the last few minutes."
-        case (0, let others): "\(plural(others, "player")) here, not in a tournament."
+        case (0, _): "\(others.prefix(1).uppercased() + others.dropFirst()) players here, not playing right now."
         case (_, 0): "Playing here now."
-        case (_, let others): "Playing here now, and \(plural(others, "more player")) not in a tournament."
+        case (_, _): "Playing here now, and \(others) more players not playing right now."
         }
         let isoFormat = Date.ISO8601FormatStyle()
         tournaments = screen.tournaments.map { tournament in
@@ -115,7 +117,7 @@ struct LocationPage {
         }
         hasResults = !screen.results.isEmpty
         results = screen.results.map {
-            Line(player: $0.player, score: $0.score, minigame: $0.minigame.capitalized, time: time.clock($0.at))
+            Line(player: $0.player, score: $0.score, minigame: $0.minigame.capitalized, tournament: $0.period.rawValue)
         }
     }
 }

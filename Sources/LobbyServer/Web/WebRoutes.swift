@@ -12,12 +12,15 @@ import NIOCore
 /// else (no inline script, no other origin, no framing).
 func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, throttle: SignInThrottle, metrics: LobbyMetrics) {
     let templates = WebTemplates()
+    let feeds = ScreenFeeds(store: store, templates: templates)
     let web = router.group().add(middleware: WebPageMiddleware(templates: templates))
 
     web.get("/") { request, _ in
         if let viewer = await signedIn(request, store: store) { return redirect("/players/\(pathSegment(viewer.username))") }
         return redirect("/sign-in")
     }
+    // Pages name these with `?v=` and a hash of their bytes (WebTemplates), so a cached copy is
+    // never paired with pages of another build.
     web.get("static/nearplay.css") { _, _ in asset(WebTemplates.stylesheet, type: "text/css; charset=utf-8") }
     web.get("static/screen.js") { _, _ in asset(WebTemplates.screenScript, type: "text/javascript; charset=utf-8") }
 
@@ -31,6 +34,7 @@ func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, thro
         return response
     }
     web.post("sign-in") { request, context in
+        try refuseCrossSite(request)
         let form = try await FormBody(request)
         guard let sent = form["csrf"], let expected = request.cookies[WebSession.csrfCookie]?.value, WebSession.same(sent, expected) else {
             throw WebProblem(.forbidden, "Sign-in refused",
@@ -59,6 +63,10 @@ func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, thro
             return html(.unauthorized, templates.render("sign-in", page))
         }
         throttle.signedIn(username)
+        // Signing in again from a signed-in browser ends the session it had.
+        if let previous = request.cookies[WebSession.sessionCookie]?.value, !previous.isEmpty {
+            try? await store.logOut(token: previous)
+        }
         var response = redirect(next.isEmpty ? "/players/\(pathSegment(username))" : next)
         let lifetime = max(60, Int(session.expiresAt.timeIntervalSinceNow))
         response.setCookie(WebSession.cookie(WebSession.sessionCookie, session.token, maxAge: lifetime, secure: context.isSecure))
@@ -66,6 +74,7 @@ func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, thro
         return response
     }
     web.post("sign-out") { request, context in
+        try refuseCrossSite(request)
         let form = try await FormBody(request)
         guard let viewer = await signedIn(request, store: store) else { return redirect("/sign-in") }
         guard let sent = form["csrf"], WebSession.same(sent, viewer.csrf) else {
@@ -106,12 +115,14 @@ func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, thro
     web.get("locations/:id") { request, context in
         let id = try locationId(context)
         let screen = try await store.locationScreen(id)
-        return html(.ok, templates.render("location", LocationPage(screen, viewer: await signedIn(request, store: store))))
+        let viewer = await signedIn(request, store: store)
+        // Signed in, the page carries the viewer's name and sign-out token: not for caches.
+        return html(.ok, templates.render("location", LocationPage(screen, viewer: viewer)), personal: viewer != nil)
     }
     web.get("locations/:id/live") { _, context in
         let id = try locationId(context)
-        let first = try await store.locationScreen(id)
-        return ScreenStream(store: store, templates: templates, location: id, first: first).response()
+        _ = try await store.locationScreen(id)
+        return try feeds.response(location: id, address: context.clientAddress)
     }
 }
 
@@ -132,10 +143,41 @@ private func locationId(_ context: LobbyRequestContext) throws -> Int64 {
     return id
 }
 
-/// Where to go after signing in: a path of this site only (never `//other.example`).
-private func safeNext(_ next: String?) -> String {
-    guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count <= 200 else { return "" }
-    return next
+/// Where to go after signing in: a player page or a location screen of this site, nothing else
+/// (browsers drop tabs and line breaks from addresses, so `/\t/evil.example` would leave the site).
+func safeNext(_ next: String?) -> String {
+    guard let next, next.utf8.count <= 100 else { return "" }
+    let parts = next.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0].isEmpty, !parts[2].isEmpty else { return "" }
+    switch parts[1] {
+    case "players" where parts[2].utf8.allSatisfy({ $0.isASCIIUsernameByte }): return next
+    case "locations" where parts[2].utf8.allSatisfy({ (0x30...0x39).contains($0) }): return next
+    default: return ""
+    }
+}
+
+private extension UInt8 {
+    /// A byte a username may have (letters, digits, `_`, `.`, `-`).
+    var isASCIIUsernameByte: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || self == 0x5F || self == 0x2E || self == 0x2D
+    }
+}
+
+/// Refuses a form another site's page sent: browsers say where a request comes from
+/// (`Sec-Fetch-Site`, and `Origin` on a POST). Requests without either (old browsers, scripts)
+/// still need the form's CSRF token.
+private func refuseCrossSite(_ request: Request) throws {
+    let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]
+    let origin = request.headers[HTTPField.Name("Origin")!]
+    let host = request.head.authority
+    let crossSite = site.map { $0 != "same-origin" && $0 != "none" } ?? false
+    let foreignOrigin = origin.map { origin in
+        origin == "null" || host.map { !(origin == "http://\($0)" || origin == "https://\($0)") } ?? false
+    } ?? false
+    if crossSite || foreignOrigin {
+        throw WebProblem(.forbidden, "Form refused", "This form was sent from another site's page: open Nearplay's own page and use the form there.",
+                         link: ("/", "Nearplay"))
+    }
 }
 
 func pathSegment(_ text: String) -> String {

@@ -20,14 +20,24 @@ struct WebTemplates: Sendable {
             ("message", PackageResources.message_mustache),
         ]
         for (name, bytes) in templates {
+            let text = String(decoding: bytes, as: UTF8.self)
+                .replacingOccurrences(of: "/static/nearplay.css", with: "/static/nearplay.css?v=\(Self.version(Self.stylesheet))")
+                .replacingOccurrences(of: "/static/screen.js", with: "/static/screen.js?v=\(Self.version(Self.screenScript))")
             do {
-                try library.register(String(decoding: bytes, as: UTF8.self), named: name)
+                try library.register(text, named: name)
             } catch {
                 // The templates are part of the binary; WebViewTests render every one of them.
                 preconditionFailure("The web view's template \(name).mustache does not parse: \(error)")
             }
         }
         self.library = library
+    }
+
+    /// A short hash of an asset's bytes, for its address in the pages.
+    static func version(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash & 0xFFFF_FFFF, radix: 16)
     }
 
     /// `template` rendered with `object` (values are HTML-escaped unless a template says `{{{…}}}`).
