@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "Radio",
             dependencies: [
-                "BeaconFrames", "BeaconKeys", "DBus", "CBluetooth",
+                // Ranging for the simulated air's path-loss formula.
+                "BeaconFrames", "BeaconKeys", "Ranging", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -168,6 +169,8 @@ let package = Package(
             name: "Lobby",
             dependencies: [
                 "Minigames", "SensorSamples", "BeaconKeys", "LobbyDatabase",
+                // BeaconFrames for SplitMix64 alone, the seeded histories' generator.
+                "BeaconFrames",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -272,7 +275,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay-lobby-soak",
             dependencies: [
-                "Lobby", "LobbyClient", "Minigames",
+                "Lobby", "LobbyClient", "Minigames", "BeaconFrames",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/LobbySoak"
@@ -304,14 +307,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "SensorsBenchmark",
-            dependencies: ["Sensors", "Minigames"],
+            dependencies: ["Sensors", "Minigames", "BeaconFrames"],
             path: "Benchmarks/SensorsBenchmark"
         ),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
         .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
         .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),
         .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),

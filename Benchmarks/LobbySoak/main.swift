@@ -10,6 +10,7 @@
 // or broken rule. Usage (after `swift build -c release`):
 //   .build/release/nearplay-lobby-soak [cycles]
 import Foundation
+import struct BeaconFrames.SplitMix64
 import GRDB
 import LobbyClient
 import Minigames
@@ -85,7 +86,7 @@ struct Player: Sendable {
 
 /// One pair's client: plays the lobby-load mix until a request fails (the server died).
 func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: UInt64) async {
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     let clientA = LobbyClient(baseURL: baseURL).authenticated(a.token)
     let clientB = LobbyClient(baseURL: baseURL).authenticated(b.token)
     do {
@@ -145,18 +146,6 @@ func nextScore(_ game: LobbyGame, _ a: Player, _ b: Player, _ clientA: LobbyClie
         if round.scores[b.name] == nil { return (clientB, b.name, round.n) }
     }
     return nil
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 // MARK: - Checking the file while the server is down

@@ -10,6 +10,7 @@
 //    as an ADXL345 or LIS3DH writes them) → samples in m/s², in samples per second. Measured on
 //    the decoder alone, and end to end through BufferedAccelerometer reading a file of scans.
 import Foundation
+import struct BeaconFrames.SplitMix64
 import Sensors
 
 func cpuSeconds() -> Double {
@@ -27,17 +28,7 @@ func report(_ label: String, _ value: Double, _ unit: String, goal: String) {
 let sampleRate = 16_000
 let audioSeconds = 600.0
 /// Deterministic test data (SplitMix64), fast to make.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64 = 0x5EED
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-var generator = SplitMix64()
+var generator = SplitMix64(seed: 0x5EED)
 let audio: [Int16] = (0..<Int(audioSeconds) * sampleRate).map { index in
     let tone = 8000 * sin(2 * Double.pi * 440 * Double(index) / Double(sampleRate))
     return Int16(clamping: Int(tone) + Int.random(in: -500...500, using: &generator))

@@ -73,9 +73,12 @@ public struct EddystoneUID: Sendable, Hashable {
 
     public var namespace: [UInt8] { Array(id.bytes.prefix(10)) }
     public var instance: [UInt8] { Array(id.bytes.suffix(6)) }
-    /// RSSI expected at 1 m: the 0 m power less 41 dB, the conversion Google's and the AltBeacon
-    /// libraries use.
-    public var measuredPower: Int { Int(txPower) - 41 }
+    /// dB between Eddystone's calibrated power at 0 m and the RSSI at 1 m (the measured power),
+    /// the conversion Google's and the AltBeacon libraries use: `measuredPower = txPower − 41`.
+    public static let oneMetreLoss = 41
+
+    /// RSSI expected at 1 m: the 0 m power less ``oneMetreLoss``.
+    public var measuredPower: Int { Int(txPower) - Self.oneMetreLoss }
     public var identity: BeaconIdentity { .eddystone(id) }
 }
 

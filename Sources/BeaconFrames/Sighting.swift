@@ -58,7 +58,7 @@ public struct Sighting: Sendable, Hashable {
                 } else if type == 0x16, length == 0x15 || length == 0x17,
                           b[d] == 0xAA, b[d + 1] == 0xFE, b[d + 2] == 0x00 {
                     let txPower = Int(Int8(bitPattern: b[d + 3]))
-                    return (.eddystone(uuid(b, d + 4)), txPower - 41)
+                    return (.eddystone(uuid(b, d + 4)), txPower - EddystoneUID.oneMetreLoss)
                 }
                 i += 1 + length
             }

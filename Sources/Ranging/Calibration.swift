@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 
 /// The calibration maths: a beacon's measured power, a path-loss exponent and a receiver's
@@ -91,6 +92,27 @@ public enum Calibration {
                               readings: usable.count)
     }
 
+    /// A reading a site-profile fit can use: a beacon's plausible RSSI
+    /// (``RangingConfiguration/plausibleRSSI``, what the tracker keeps too) and the measured power
+    /// its frame carries; nil for anything else. The one filter of calibration readings, whether
+    /// they come from a trace (`eval --calibrate-from`, `calibrate ranging --at D=FILE`) or from
+    /// the radio (`calibrate ranging --live`), so the same readings give the same fit.
+    public static func reading(_ advertisement: Advertisement) -> (identity: BeaconIdentity, rssi: Int, measuredPower: Int)? {
+        guard let sighting = Sighting(advertisement), let rssi = sighting.rssi,
+              RangingConfiguration.plausibleRSSI.contains(rssi), let power = sighting.measuredPower else { return nil }
+        return (sighting.identity, rssi, power)
+    }
+
+    /// ``siteProfile(readings:prior:)`` with the prior every calibration command uses: the
+    /// defaults' (``SitePrior/init(exponent:exponentSpread:offsetSpread:shadowing:)``: exponent
+    /// 2.8 ± 0.5, offset 0 ± 6 dB) with `spotShadowing` dB at each spot, or none (a plain
+    /// least-squares fit) when `spotShadowing` is 0. The profile is stored and applied to
+    /// whatever configuration ranges with it, so its prior does not follow any one configuration.
+    public static func siteProfile(readings: [(distance: Double, rssi: Int, measuredPower: Int)],
+                                   spotShadowing: Double) throws(CalibrationError) -> RangingProfile {
+        try siteProfile(readings: readings, prior: spotShadowing > 0 ? SitePrior(shadowing: spotShadowing) : nil)
+    }
+
     /// The median; nil for no values.
     public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
@@ -161,13 +183,5 @@ public struct SitePrior: Sendable, Hashable {
         self.exponentSpread = exponentSpread
         self.offsetSpread = offsetSpread
         self.shadowing = shadowing
-    }
-
-    /// The prior a ranging configuration implies: its log-distance exponent (2.8 for other
-    /// models) and its uncertainty's exponent spread and shadowing.
-    public init(_ configuration: RangingConfiguration, shadowing: Double? = nil) {
-        let exponent = if case let .logDistance(n) = configuration.distanceModel { n } else { 2.8 }
-        self.init(exponent: exponent, exponentSpread: max(0.01, configuration.uncertainty.exponentSpread), offsetSpread: 6,
-                  shadowing: max(0.01, shadowing ?? configuration.uncertainty.shadowing))
     }
 }

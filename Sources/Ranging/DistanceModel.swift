@@ -20,8 +20,7 @@ public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
         let metres: Double
         switch self {
         case let .logDistance(exponent):
-            // 10^x as e^(x·ln 10): the same value, and exp is cheaper than pow on the hot path.
-            metres = exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
+            metres = PathLoss.distance(rssi: rssi, measuredPower: measuredPower, exponent: exponent)
         case let .altBeaconCurve(curve):
             let ratio = rssi / measuredPower
             metres = ratio < 1 ? pow(ratio, 10) : curve.c1 * pow(ratio, curve.c2) + curve.c3
@@ -37,7 +36,7 @@ public enum DistanceModel: Sendable, Hashable, CustomStringConvertible {
         guard measuredPower < 0, distance > 0, distance.isFinite else { return nil }
         switch self {
         case let .logDistance(exponent):
-            return measuredPower - 10 * exponent * log10(distance)
+            return PathLoss.rssi(atDistance: distance, measuredPower: measuredPower, exponent: exponent)
         case let .altBeaconCurve(curve):
             let ratio = distance < min(1, curve.c1 + curve.c3) ? pow(distance, 0.1)
                 : distance <= curve.c1 + curve.c3 ? 1 : pow((distance - curve.c3) / curve.c1, 1 / curve.c2)
@@ -70,4 +69,33 @@ public struct AltBeaconCurve: Sendable, Hashable {
 
     /// The Nexus 5 coefficients, the library's default.
     public static let nexus5 = AltBeaconCurve(c1: 0.42093, c2: 6.9476, c3: 0.54992)
+}
+
+/// The log-distance path-loss formula, `rssi = measuredPower − 10·n·log10(d)`, and its inverse:
+/// the one copy the ranging model, the trace simulator and the simulated air all use.
+public enum PathLoss {
+    /// The nearest distance the formula describes, metres: closer distances going in count as
+    /// this one. 10 cm is about one wavelength at 2.4 GHz (12.5 cm), inside which the far-field
+    /// model does not hold at all; the loss there is `10·n` dB less than at 1 m (28 dB at
+    /// n = 2.8), so a beacon touching the receiver reads that much above its measured power
+    /// instead of without bound (log10(0) is −∞). (The trace simulator used to clamp at 5 cm
+    /// and the simulated air at 10 cm.)
+    public static let nearest = 0.1
+
+    /// The mean RSSI at `distance` metres (``nearest`` for anything closer) of a beacon whose
+    /// RSSI at 1 m is `measuredPower`, in dBm.
+    @inlinable
+    public static func rssi(atDistance distance: Double, measuredPower: Double, exponent: Double) -> Double {
+        measuredPower - 10 * exponent * log10(max(distance, nearest))
+    }
+
+    /// Metres at which the mean RSSI is `rssi`: the inverse of ``rssi(atDistance:measuredPower:exponent:)``
+    /// at ``nearest`` and beyond. Not clamped: a reading stronger than the 10 cm level still gives
+    /// its estimate below 10 cm (the ranging figures were measured so, and clamping would move
+    /// hundreds of the recordings' range events), and ``DistanceModel`` bounds it from above.
+    @inlinable
+    public static func distance(rssi: Double, measuredPower: Double, exponent: Double) -> Double {
+        // 10^x as e^(x·ln 10): the same value, and exp is cheaper than pow on the hot path.
+        exp((measuredPower - rssi) / (10 * exponent) * 2.302585092994046)
+    }
 }

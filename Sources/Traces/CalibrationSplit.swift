@@ -36,12 +36,16 @@ public struct CalibrationSplit: Sendable {
         }
     }
 
-    /// The calibration readings as the profile fit takes them.
-    public static func readings(_ records: [TraceRecord]) -> [(distance: Double, rssi: Int, measuredPower: Int)] {
+    /// The calibration readings as the profile fit takes them (``Ranging/Calibration/reading(_:)``
+    /// filters them), at `distance` or, without one, at each line's truth_m (lines without it are
+    /// left out); only `beacon`'s when one is given. `eval --calibrate-from` and
+    /// `calibrate ranging` both read their traces through this.
+    public static func readings(_ records: [TraceRecord], at distance: Double? = nil,
+                                of beacon: BeaconIdentity? = nil) -> [(distance: Double, rssi: Int, measuredPower: Int)] {
         records.compactMap { record in
-            guard let truth = record.truthDistance, let sighting = Sighting(record.advertisement),
-                  let rssi = sighting.rssi, let power = sighting.measuredPower else { return nil }
-            return (truth, rssi, power)
+            guard let metres = distance ?? record.truthDistance, let reading = Calibration.reading(record.advertisement),
+                  beacon == nil || reading.identity == beacon else { return nil }
+            return (metres, reading.rssi, reading.measuredPower)
         }
     }
 }

@@ -1,5 +1,6 @@
 import BeaconFrames
 import Foundation
+import Ranging
 
 /// How the simulated air behaves.
 public struct SimulationParameters: Sendable, Hashable {
@@ -55,7 +56,7 @@ public enum Simulator {
                 let sendTime = start + Double(k) * beacon.interval + random.nextDouble() * parameters.jitter
                 guard sendTime <= end, let distance = beacon.distance(at: sendTime) else { continue }
                 if random.nextDouble() < parameters.packetLoss { continue }
-                let mean = Double(beacon.measuredPower) - 10 * parameters.pathLossExponent * log10(max(distance, 0.05)) + lastingOffset
+                let mean = PathLoss.rssi(atDistance: distance, measuredPower: Double(beacon.measuredPower), exponent: parameters.pathLossExponent) + lastingOffset
                 let rssi = (mean + parameters.shadowingSigma * random.nextGaussian()).rounded()
                 guard rssi >= parameters.sensitivity else { continue }
                 let reading = Int(min(-1, max(-127, rssi)))
@@ -81,8 +82,8 @@ public enum Simulator {
                 + [UInt8(id2 >> 8), UInt8(id2 & 0xFF), UInt8(id3 >> 8), UInt8(id3 & 0xFF), power, 0x00]
             return [0x02, 0x01, 0x06] + ADStructure(type: .manufacturerSpecificData, data: body).bytes
         case let .eddystone(id):
-            // Eddystone carries the 0 m power: 41 dB above the 1 m value.
-            let txPower = UInt8(bitPattern: Int8(clamping: measuredPower + 41))
+            // Eddystone carries the 0 m power, above the 1 m value.
+            let txPower = UInt8(bitPattern: Int8(clamping: measuredPower + EddystoneUID.oneMetreLoss))
             return [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE]
                 + ADStructure(type: .serviceData16, data: [0xAA, 0xFE, 0x00, txPower] + id.bytes + [0, 0]).bytes
         }
@@ -103,27 +104,3 @@ public enum Simulator {
     }
 }
 
-/// SplitMix64: a small, fast, seedable generator, so simulated traces repeat exactly.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Standard normal (Box–Muller).
-    public mutating func nextGaussian() -> Double {
-        let u1 = max(nextDouble(), .leastNonzeroMagnitude)
-        let u2 = nextDouble()
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-}

@@ -92,11 +92,7 @@ struct CalibrateRanging: AsyncParsableCommand {
         let wanted = beacon.flatMap(BeaconIdentity.init)
         var readings: [(distance: Double, rssi: Int, measuredPower: Int)] = []
         func take(_ records: [TraceRecord], at distance: Double?) {
-            for record in records {
-                guard let reading = Self.reading(record.advertisement), wanted == nil || reading.identity == wanted,
-                      let metres = distance ?? record.truthDistance else { continue }
-                readings.append((metres, reading.rssi, reading.measuredPower))
-            }
+            readings += CalibrationSplit.readings(records, at: distance, of: wanted)
         }
         if live {
             radio.bootstrapLogging()
@@ -111,7 +107,7 @@ struct CalibrateRanging: AsyncParsableCommand {
         }
         let profile: RangingProfile
         do {
-            profile = try Calibration.siteProfile(readings: readings, prior: spotShadowing > 0 ? SitePrior(shadowing: spotShadowing) : nil)
+            profile = try Calibration.siteProfile(readings: readings, spotShadowing: spotShadowing)
         } catch {
             throw CommandFailure("No profile: \(error).")
         }
@@ -165,7 +161,7 @@ struct CalibrateRanging: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await scanner.scan { advertisement in
-                    if let reading = Self.reading(advertisement) { heard.append(reading) }
+                    if let reading = Calibration.reading(advertisement) { heard.append(reading) }
                 }
             }
             group.addTask { try await Task.sleep(for: duration) }
@@ -173,13 +169,6 @@ struct CalibrateRanging: AsyncParsableCommand {
             group.cancelAll()
         }
         return heard.all
-    }
-
-    /// A beacon reading a fit can use: a plausible RSSI and the measured power the frame carries.
-    static func reading(_ advertisement: Advertisement) -> (identity: BeaconIdentity, rssi: Int, measuredPower: Int)? {
-        guard let sighting = Sighting(advertisement), let rssi = sighting.rssi,
-              RangingConfiguration.plausibleRSSI.contains(rssi), let power = sighting.measuredPower else { return nil }
-        return (sighting.identity, rssi, power)
     }
 
     private func medianRSSI(_ readings: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)]) -> Double {

@@ -46,11 +46,6 @@ struct EvalCommand: ParsableCommand {
         guard spotShadowing >= 0, spotShadowing <= 30 else { throw ValidationError("--spot-shadowing must be between 0 and 30 dB.") }
     }
 
-    /// The prior of a calibration fit; nil for a plain least-squares one.
-    var prior: SitePrior? {
-        spotShadowing > 0 ? SitePrior(ranging.configuration, shadowing: spotShadowing) : nil
-    }
-
     func run() throws {
         var input = TraceInput()
         let ours = ranging.configuration
@@ -58,7 +53,7 @@ struct EvalCommand: ParsableCommand {
         if let source = calibrateFrom, source != "each" {
             guard let trace = input.read(source) else { try input.finish(offsets: [:]); return }
             do {
-                fixedProfile = try Calibration.siteProfile(readings: CalibrationSplit.readings(trace.records), prior: prior)
+                fixedProfile = try Calibration.siteProfile(readings: CalibrationSplit.readings(trace.records), spotShadowing: spotShadowing)
             } catch {
                 throw CommandFailure("\(source): \(error)")
             }
@@ -86,7 +81,7 @@ struct EvalCommand: ParsableCommand {
             if calibrateFrom == "each" {
                 let split = CalibrationSplit(records)
                 do {
-                    profile = try Calibration.siteProfile(readings: CalibrationSplit.readings(split.calibration), prior: prior)
+                    profile = try Calibration.siteProfile(readings: CalibrationSplit.readings(split.calibration), spotShadowing: spotShadowing)
                     records = split.rest
                 } catch {
                     Diagnostics.warning("\(path): no two-point calibration (\(error)); scored uncalibrated only")

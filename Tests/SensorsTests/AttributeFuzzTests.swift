@@ -1,4 +1,5 @@
 import Foundation
+import struct BeaconFrames.SplitMix64
 import Testing
 @testable import Sensors
 

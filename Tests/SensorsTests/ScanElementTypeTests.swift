@@ -1,3 +1,4 @@
+import struct BeaconFrames.SplitMix64
 import Testing
 @testable import Sensors
 

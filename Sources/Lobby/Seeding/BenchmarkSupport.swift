@@ -1,4 +1,5 @@
 import BeaconKeys
+import struct BeaconFrames.SplitMix64
 import Foundation
 import LobbyDatabase
 

@@ -1,6 +1,7 @@
 import BeaconFrames
 import Foundation
 import HeapModule
+import Ranging
 
 /// The simulated air's physics, with time as a parameter: who transmits when, who hears each
 /// frame and how strongly. No I/O; the hub drives it from its clock.
@@ -180,8 +181,9 @@ public struct AirSimulation: Sendable {
         }
     }
 
-    /// The log-distance model without noise or offsets, in dBm; distances under 10 cm count as 10 cm.
+    /// The log-distance model without noise or offsets, in dBm (``Ranging/PathLoss``: distances
+    /// under ``Ranging/PathLoss/nearest`` count as that).
     public static func meanRSSI(measuredPower: Double, distance: Double, exponent: Double) -> Double {
-        measuredPower - 10 * exponent * log10(max(distance, 0.1))
+        PathLoss.rssi(atDistance: distance, measuredPower: measuredPower, exponent: exponent)
     }
 }
