@@ -15,7 +15,7 @@ extension Agent {
             logger.info("ranging with the site profile stored for \(receiver): offset \(profile.rssiOffset) dB, exponent \(profile.exponent)")
             return profile.applied(to: configuration)
         } catch {
-            logger.warning("\(error)")
+            logger.warning("ranging with the default model, without a site profile: \(error)")
             return configuration
         }
     }

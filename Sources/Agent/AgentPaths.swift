@@ -1,4 +1,5 @@
 import Foundation
+import Traces
 
 /// Where the agent keeps its files, after the XDG base directory specification.
 ///
@@ -12,17 +13,10 @@ public struct AgentPaths: Sendable, Hashable {
     public var runtimeDirectory: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        func directory(_ variable: String, _ fallback: String) -> String {
-            (environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? fallback) + "/nearplay"
-        }
-        configDirectory = directory("XDG_CONFIG_HOME", home + "/.config")
-        stateDirectory = directory("XDG_STATE_HOME", home + "/.local/state")
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            runtimeDirectory = runtime + "/nearplay"
-        } else {
-            runtimeDirectory = "/tmp/nearplay-\(getuid())"
-        }
+        let xdg = XDGDirectories(environment: environment)
+        configDirectory = xdg.configDirectory
+        stateDirectory = xdg.stateDirectory
+        runtimeDirectory = xdg.runtimeDirectory
     }
 
     public var configurationFile: String { configDirectory + "/agent.json" }

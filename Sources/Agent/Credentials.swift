@@ -50,7 +50,13 @@ public struct Credentials: Codable, Sendable, Equatable {
             throw AgentError("\(path) can be read by other users: run `chmod 600 \(path)` (and consider logging in again).", code: "insecureCredentials")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw AgentError("Cannot read \(path).", code: "notLoggedIn")
+            if info.st_mode & S_IFMT == S_IFDIR {
+                throw AgentError("The credentials file \(path) is a folder: remove it, then run `nearplay login` again.", code: "notLoggedIn")
+            }
+            throw AgentError("""
+                The credentials file \(path) cannot be read by this user (uid \(getuid())): make it yours and readable \
+                (`chown \(getuid()) \(path)`, `chmod 600 \(path)`), or run `nearplay login` again.
+                """, code: "notLoggedIn")
         }
         do {
             return try JSONDecoder().decode(Credentials.self, from: data)

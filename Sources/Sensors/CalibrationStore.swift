@@ -22,7 +22,7 @@ public struct CalibrationStore: Sendable {
         do {
             return try JSONDecoder().decode(SensorCalibration.self, from: Data(text.utf8))
         } catch {
-            throw .malformedRecording(path: path, line: 1, reason: "not a sensor calibration (\(error)); delete it and run `nearplay calibrate sensors`")
+            throw .malformedRecording(path: path, line: 1, reason: "not a sensor calibration (\(SampleFile.explain(error))); delete it and run `nearplay calibrate sensors` again")
         }
     }
 

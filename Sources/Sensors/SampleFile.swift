@@ -69,7 +69,8 @@ public struct SampleFile: Sendable {
         return samples
     }
 
-    private static func explain(_ error: Error) -> String {
+    /// A decoding error as a few words (which field, what was wrong), for messages.
+    static func explain(_ error: Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

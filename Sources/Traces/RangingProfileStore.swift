@@ -13,9 +13,7 @@ public struct RangingProfileStore: Sendable {
     }
 
     public init(path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        self.path = path ?? configHome + "/nearplay/ranging-profiles.json"
+        self.path = path ?? XDGDirectories(environment: environment).configDirectory + "/ranging-profiles.json"
     }
 
     /// The stored profiles; none when the file does not exist yet.
@@ -24,7 +22,8 @@ public struct RangingProfileStore: Sendable {
         do {
             return try JSONDecoder().decode(Contents.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw RangingProfileStoreError(message: "\(path) is not a ranging profile file (\(error)); delete it and run `nearplay calibrate ranging` again")
+            let problem = (error as? DecodingError).map(TraceReader.describe) ?? error.localizedDescription
+            throw RangingProfileStoreError(message: "\(path) is not a ranging profile file (\(problem)); delete it and run `nearplay calibrate ranging` again")
         }
     }
 

@@ -36,7 +36,11 @@ struct AgentCommand: AsyncParsableCommand {
             do {
                 calibration = try configuration.sensors.calibrationStore.load()
             } catch {
-                throw AgentError("\(error)", code: "badConfiguration")
+                // The sensors' errors are sentences that name the file; add the agent's way out.
+                throw AgentError("""
+                    The agent cannot use its sensor calibration: \(error) Or point "calibration" under "sensors" in \
+                    \(config ?? paths.configurationFile) at another file.
+                    """, code: "badConfiguration")
             }
             let rounds = SensorRoundPlayer(sensors: configuration.sensors, recordings: configuration.recordings, calibration: calibration)
             let agent = try await Agent(configuration: configuration, credentials: credentials, radio: radio,

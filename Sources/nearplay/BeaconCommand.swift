@@ -103,8 +103,7 @@ struct BeaconCommand: AsyncParsableCommand {
         let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
         let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
             ?? paths.credentialsFile
-        let stateDirectory = environment["STATE_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").first.map(String.init) }
-            ?? paths.stateDirectory
+        let stateDirectory = XDGDirectories(environment: environment).serviceStateDirectory ?? paths.stateDirectory
         let session = try Credentials.load(from: credentialsFile)
         let marked = try await LocationBeaconDevice.register(
             name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,

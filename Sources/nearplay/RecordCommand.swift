@@ -45,11 +45,14 @@ struct RecordCommand: AsyncParsableCommand {
         if file == "-" {
             output = .standardOutput
         } else {
-            guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
-                Diagnostics.error("cannot create \(file): check that its folder exists and is writable.")
-                throw Diagnostics.noInput
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno)).lowercased()
+                Diagnostics.error("cannot create the trace file \(file) (\(reason)): create its folder or make it writable, "
+                                  + "or give another path (- writes the trace to standard output).")
+                throw Diagnostics.cannotCreate
             }
-            output = handle
+            output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
         let selection = backend.selection(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
         let source = "nearplay record (\(selection.description))"

@@ -1,4 +1,5 @@
 import Agent
+import BusTestSupport
 import Foundation
 import Testing
 

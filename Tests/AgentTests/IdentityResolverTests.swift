@@ -1,5 +1,6 @@
 import Agent
 import BeaconFrames
+import BusTestSupport
 import Foundation
 import LobbyClient
 import Testing

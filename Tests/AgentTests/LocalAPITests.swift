@@ -1,4 +1,5 @@
 import Agent
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -173,19 +174,6 @@ func rawExchange(_ path: String, _ lines: [String]) throws -> [String] {
         }
     }
     return answers
-}
-
-/// A temporary folder removed when the value goes away.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        // Short: Unix socket paths are limited to 107 bytes.
-        path = "/tmp/np-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// The event lines of `nearplay events --json`.

@@ -1,4 +1,5 @@
 import Agent
+import BusTestSupport
 import DatabaseTestSupport
 import Foundation
 import LobbyClient

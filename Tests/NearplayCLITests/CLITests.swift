@@ -227,6 +227,40 @@ import Testing
         #expect(oneDistance.status != 0 && oneDistance.stderr.contains("two or more distances"))
     }
 
+    /// `eval --calibrate-from FILE` and `calibrate ranging` read the same readings from the same
+    /// file and fit them with the same prior, whatever model `eval` itself ranges with: both drop
+    /// the implausible readings (here, 0 dBm lines at 3 m that would pull that spot's median up)
+    /// and neither moves the prior to `eval --exponent`.
+    @Test func evalAndCalibrateRangingFitTheSameProfileFromOneFile() async throws {
+        var lines = [#"{"nearplay_trace":1,"created":"2026-01-01T00:00:00Z","source":"cli test"}"#]
+        let atOne = [-57, -59, -60, -58, -61, -59, -62, -58], atThree = [-72, -70, -74, -71, -73, -69, -75, -72]
+        for (index, rssi) in atOne.enumerated() {
+            lines.append(#"{"t":\#(Double(index) * 0.5),"addr":"C0:FF:EE:00:00:01","rssi":\#(rssi),"ad":"\#(Self.ad)","truth_m":1}"#)
+        }
+        for (index, rssi) in (atThree + [0, 0, 0, 0, 0, 0, 0, 0, 0]).enumerated() {
+            lines.append(#"{"t":\#(10 + Double(index) * 0.5),"addr":"C0:FF:EE:00:00:01","rssi":\#(rssi),"ad":"\#(Self.ad)","truth_m":3}"#)
+        }
+        let path = try Self.temporaryFile(lines.joined(separator: "\n") + "\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let profiles = try Self.temporaryFile("", suffix: ".json")
+        defer { try? FileManager.default.removeItem(atPath: profiles) }
+        try FileManager.default.removeItem(atPath: profiles)
+
+        let eval = try await Self.run(["eval", "--calibrate-from", path, "--exponent", "2.2", path])
+        #expect(eval.status == 0, "\(eval.stderr)")
+        let fitted = try #require(eval.stdout.firstMatch(of: /Calibrated from .*: offset ([-+0-9.]+) dB, exponent ([0-9.]+)/), "\(eval.stdout)")
+        let calibrate = try await Self.run(["calibrate", "ranging", "--profiles", profiles, "--json", path])
+        #expect(calibrate.status == 0, "\(calibrate.stderr)")
+        let profile = try #require(try JSONSerialization.jsonObject(with: Data(calibrate.stdout.utf8)) as? [String: Any])
+        let offset = try #require(profile["rssiOffset"] as? Double), exponent = try #require(profile["exponent"] as? Double)
+        #expect(String(format: "%+.1f", offset) == String(fitted.1), "eval: \(fitted.0); calibrate ranging: \(profile)")
+        #expect(String(format: "%.2f", exponent) == String(fitted.2), "eval: \(fitted.0); calibrate ranging: \(profile)")
+        // The 16 plausible readings only, and an exponent near what they say (about 2.2 dB lost per
+        // 10·log10 m: the 0 dBm lines, kept, would have made 3 m read stronger than 1 m).
+        #expect(profile["readings"] as? Int == atOne.count + atThree.count)
+        #expect(exponent > 1.5 && exponent < 3.5, "\(profile)")
+    }
+
     @Test func evalRefusesTracesWithoutTruth() async throws {
         let path = try Self.temporaryFile("{\"nearplay_trace\":1}\n{\"t\":0,\"addr\":\"C0:FF:EE:00:00:01\",\"rssi\":-70,\"ad\":\"\(Self.ad)\"}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -257,6 +291,16 @@ import Testing
         }
         let unwritable = try await Self.run(["simulate", "-o", "/nonexistent/folder/out.jsonl"])
         #expect(unwritable.status == 73)
+    }
+
+    /// `nearplay record` into a folder that does not exist: EX_CANTCREAT before any radio is
+    /// touched, naming the file and saying what to do.
+    @Test func recordExits73WhenItCannotCreateItsFile() async throws {
+        let run = try await Self.run(["record", "/nonexistent/folder/trace.jsonl", "--duration", "1"])
+        #expect(run.status == 73, "an output that cannot be created is EX_CANTCREAT: \(run.stderr)")
+        #expect(run.stderr.contains("cannot create the trace file /nonexistent/folder/trace.jsonl (no such file or directory)"))
+        #expect(run.stderr.contains("create its folder"))
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/folder/trace.jsonl"))
     }
 
     @Test func decodeRecognisesAltBeaconManufacturerData() async throws {

@@ -345,6 +345,25 @@ import Testing
         fake.stop()
     }
 
+    /// A controller whose features answer is too short: an error that names the controller and
+    /// the command, says what was wrong and what to do.
+    @Test func aMalformedFeaturesAnswerSaysWhatToDo() async throws {
+        let fake = FakeController { command in
+            command.opcode == .leReadLocalSupportedFeatures ? .complete(status: 0, parameters: [0x01, 0x02, 0x03]) : .complete(status: 0, parameters: [])
+        }
+        let (options, folder) = Self.options()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let error = await #expect(throws: RadioError.self) {
+            try await HCIScanner(controller: fake.controller, options: options).scan { _ in }
+        }
+        #expect(error?.code == .controllerRefused)
+        let message = error?.message ?? ""
+        #expect(message.contains("Bluetooth controller \(fake.controller.name) gave a malformed answer to LE Read Local Supported Features"))
+        #expect(message.contains("needs 4 bytes but only 3 remain"), "what was wrong: \(message)")
+        #expect(message.contains("try again, or use --backend bluez."))
+        fake.stop()
+    }
+
     /// A controller that does not know LE Read Local Supported Features (Command Status 0x01):
     /// a legacy one.
     @Test func takesAControllerWithoutTheFeaturesCommandForALegacyOne() async throws {

@@ -115,6 +115,7 @@ struct CalibrationStoreTests {
         let error = try #require(throws: SensorError.self) { try CalibrationStore(path: directory.path + "/c.json").load() }
         #expect(error.description.contains(directory.path + "/c.json"))
         #expect(error.description.contains("nearplay calibrate sensors"))
+        #expect(error.description.contains("(wrong type at \"microphone\")"), "the field, not a raw DecodingError: \(error)")
     }
 
     @Test func measuresTheNoiseFloorAndGravity() throws {

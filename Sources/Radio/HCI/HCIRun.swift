@@ -129,7 +129,11 @@ struct HCIRun {
         } catch HCILinkError.refused(_, .unknownCommand) {
             return HCILEFeatures(rawValue: 0)
         } catch let error as FrameError {
-            throw RadioError(.controllerRefused, "Bluetooth controller \(controller.name) answered LE Read Local Supported Features with a malformed result: \(error).")
+            throw RadioError(.controllerRefused, """
+                Bluetooth controller \(controller.name) gave a malformed answer to LE Read Local Supported Features \
+                (\(error)), so which advertising commands it supports is unknown: reset it (power it off and on, \
+                or unplug it) and try again, or use --backend bluez.
+                """)
         } catch let error as HCILinkError {
             throw radioError(error)
         }

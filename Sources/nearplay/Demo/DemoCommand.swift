@@ -56,7 +56,13 @@ struct DemoCommand: AsyncParsableCommand {
                                          "--bcrypt-cost", "4", "--minigames", "screamer,shaker,statue",
                                          "--rotation-period", String(Self.rotationPeriod)],
                                         ready: "lobby listening on ")
-        guard let lobby = listening?.split(separator: " ").last.map(String.init) else { throw CommandFailure("The demo lobby said nothing useful.") }
+        guard let lobby = listening?.split(separator: " ").last.map(String.init), lobby.hasPrefix("http://") else {
+            throw CommandFailure("""
+                The demo's lobby started but did not say where it listens: it printed “\(listening ?? "")” instead of \
+                “lobby listening on http://HOST:PORT”. nearplay-lobby in \(binaries) is probably from another build: \
+                run `swift build` and start the demo again.
+                """)
+        }
         let scenario = world.folder + "/room.json"
         try DemoScenario.json.write(toFile: scenario, atomically: true, encoding: .utf8)
         let airSocket = world.folder + "/air.sock"
