@@ -22,7 +22,7 @@ public struct LocationScreen: Codable, Sendable, Equatable {
 
     /// One verified round of a running tournament here (no time: the list must not become a
     /// record of when a player was there).
-    public struct Result: Codable, Sendable, Equatable {
+    public struct Round: Codable, Sendable, Equatable {
         public var player: String
         public var minigame: String
         public var score: Int
@@ -39,7 +39,7 @@ public struct LocationScreen: Codable, Sendable, Equatable {
     /// Its running tournaments, soonest to end first.
     public var tournaments: [Tournament]
     /// The latest verified rounds of its running tournaments, newest first (at most ``LocationScreen/latestResults``).
-    public var results: [Result]
+    public var results: [Round]
     /// When the lobby read it.
     public var at: Date
 
@@ -89,9 +89,9 @@ extension LobbyStore {
                     AND p.deletedAt IS NULL
                 ORDER BY s.submittedAt DESC, s.tournamentId DESC, s.playerId, s.n DESC
                 LIMIT ?
-                """, id, LocationScreen.latestResults).compactMap { row -> LocationScreen.Result? in
+                """, id, LocationScreen.latestResults).compactMap { row -> LocationScreen.Round? in
                 guard let player = try row.get(0, as: String?.self) else { return nil }
-                return LocationScreen.Result(
+                return LocationScreen.Round(
                     player: player, minigame: try row.get(1, as: String.self), score: try row.get(2, as: Int.self),
                     period: TournamentPeriod(rawValue: try row.get(3, as: String.self)) ?? .daily)
             }

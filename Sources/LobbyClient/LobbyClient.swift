@@ -49,7 +49,7 @@ public struct LobbyClient: Sendable {
         }
     }
 
-    public func logIn(username: String, password: String) async throws -> Session {
+    public func logIn(username: String, password: String) async throws -> LobbySession {
         try await call { try await $0.logIn(body: .json(.init(username: username, password: password))).created.body.json }
     }
 

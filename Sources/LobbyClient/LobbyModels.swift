@@ -11,7 +11,7 @@ public typealias PlayerBeacon = Components.Schemas.Beacon
 /// The authenticated player's own profile.
 public typealias PlayerProfile = Components.Schemas.Player
 /// A session token and its expiry.
-public typealias Session = Components.Schemas.Session
+public typealias LobbySession = Components.Schemas.Session
 /// Another player's public profile.
 public typealias PublicProfile = Components.Schemas.Profile
 /// Results over the statistics span.

@@ -6,13 +6,14 @@ import Foundation
 /// Bad lines are reported through `issues` with their line number and skipped; only a file that
 /// is not a trace at all throws.
 public enum TraceReader {
-    public struct Result: Sendable {
+    /// A file read: its header, its records, and what was wrong with the lines skipped.
+    public struct Trace: Sendable {
         public var header: TraceHeader
         public var records: [TraceRecord]
         public var issues: [TraceIssue]
     }
 
-    public static func read(path: String) throws(TraceFileError) -> Result {
+    public static func read(path: String) throws(TraceFileError) -> Trace {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
             throw TraceFileError(file: path, message: exists ? "cannot be read: check its permissions" : "no such file")
@@ -20,7 +21,7 @@ public enum TraceReader {
         return try read(bytes: [UInt8](data), name: path)
     }
 
-    public static func read(bytes: [UInt8], name: String) throws(TraceFileError) -> Result {
+    public static func read(bytes: [UInt8], name: String) throws(TraceFileError) -> Trace {
         if BTSnoop.isBTSnoop(bytes) { return try readBTSnoop(bytes, name: name) }
         return try readJSONLines(bytes, name: name)
     }
@@ -37,7 +38,7 @@ public enum TraceReader {
         var rx: String?
     }
 
-    static func readJSONLines(_ bytes: [UInt8], name: String) throws(TraceFileError) -> Result {
+    static func readJSONLines(_ bytes: [UInt8], name: String) throws(TraceFileError) -> Trace {
         let decoder = JSONDecoder()
         var header: TraceHeader?
         var records: [TraceRecord] = []
@@ -73,7 +74,7 @@ public enum TraceReader {
         guard let header else {
             throw TraceFileError(file: name, message: "is empty: a trace starts with a header line {\"nearplay_trace\":1, …}")
         }
-        return Result(header: header, records: records, issues: issues)
+        return Trace(header: header, records: records, issues: issues)
     }
 
     /// The header's typed keys. Others are kept in the header's JSON text.
@@ -143,7 +144,7 @@ public enum TraceReader {
         return TraceRecord(advertisement: advertisement, truthDistance: line.truth_m, line: lineNumber)
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             context.codingPath.map(\.stringValue).joined(separator: ".")
         }
@@ -166,7 +167,7 @@ public enum TraceReader {
 
     // MARK: btsnoop
 
-    static func readBTSnoop(_ bytes: [UInt8], name: String) throws(TraceFileError) -> Result {
+    static func readBTSnoop(_ bytes: [UInt8], name: String) throws(TraceFileError) -> Trace {
         let file: BTSnoop.File
         do { file = try BTSnoop.parse(bytes) } catch {
             throw TraceFileError(file: name, message: "is not a usable btsnoop capture: \(error)")
@@ -223,6 +224,6 @@ public enum TraceReader {
         let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: startTime.isFinite ? startTime : 0))
         let header = TraceHeader(version: 1, created: created, source: "btsnoop capture \(name)",
                                  json: "{\"nearplay_trace\":1,\"source\":\"btsnoop\"}")
-        return Result(header: header, records: records, issues: issues)
+        return Trace(header: header, records: records, issues: issues)
     }
 }

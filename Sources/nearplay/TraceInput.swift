@@ -9,7 +9,7 @@ struct TraceInput {
     private(set) var hadMissingInput = false
     private(set) var receiversSeen: Set<Receiver> = []
 
-    mutating func read(_ path: String) -> TraceReader.Result? {
+    mutating func read(_ path: String) -> TraceReader.Trace? {
         guard FileManager.default.isReadableFile(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
             Diagnostics.error("\(path): \(exists ? "cannot be read: check its permissions" : "no such file")")

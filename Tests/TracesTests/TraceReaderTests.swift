@@ -6,7 +6,7 @@ import Traces
 @Suite struct TraceReaderTests {
     static let ad = "1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5"
 
-    static func read(_ text: String) throws -> TraceReader.Result {
+    static func read(_ text: String) throws -> TraceReader.Trace {
         try TraceReader.read(bytes: Array(text.utf8), name: "t.jsonl")
     }
 

@@ -315,18 +315,18 @@ private struct AdvertiseRun {
                                    [.objectPath(path), .stringVariantDictionary([])])
         } catch let error as DBusError {
             switch error.name {
-            case BlueZ.Error.alreadyExists:
+            case BlueZ.ErrorName.alreadyExists:
                 break
-            case BlueZ.Error.notPermitted:
+            case BlueZ.ErrorName.notPermitted:
                 throw RadioError(.noFreeAdvertisingInstance, """
                     Bluetooth adapter \(adapter.name) has no free advertising instance (\(capacity.activeInstances) in \
                     use): stop another advertiser (`bluetoothctl advertise off`, other apps) or use another adapter.
                     """, cause: error)
-            case BlueZ.Error.invalidArguments, BlueZ.Error.invalidLength, BlueZ.Error.notSupported:
+            case BlueZ.ErrorName.invalidArguments, BlueZ.ErrorName.invalidLength, BlueZ.ErrorName.notSupported:
                 throw RadioError(.advertisementRejected,
                                  "Bluetooth adapter \(adapter.name) refused the advertisement: \(error.message).",
                                  cause: error)
-            case BlueZ.Error.accessDenied:
+            case BlueZ.ErrorName.accessDenied:
                 throw RadioError.accessDenied("advertise with Bluetooth adapter \(adapter.name)", cause: error)
             default:
                 // The manager reconnects and says when it is ready again.

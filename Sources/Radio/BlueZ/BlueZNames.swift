@@ -61,7 +61,7 @@ enum BlueZ {
         static let rssi = "RSSI"
     }
 
-    enum Error {
+    enum ErrorName {
         static let notPermitted = "org.bluez.Error.NotPermitted"
         static let notReady = "org.bluez.Error.NotReady"
         static let inProgress = "org.bluez.Error.InProgress"

@@ -217,11 +217,11 @@ private struct ScanRun {
             ])
             do {
                 try await session.call(adapter.path, BlueZ.adapterInterface, BlueZ.Method.startDiscovery)
-            } catch let error as DBusError where error.name == BlueZ.Error.inProgress {
+            } catch let error as DBusError where error.name == BlueZ.ErrorName.inProgress {
                 // Already discovering for us (a repeated request); nothing to do.
             }
         } catch let error as DBusError {
-            if error.name == BlueZ.Error.accessDenied {
+            if error.name == BlueZ.ErrorName.accessDenied {
                 throw RadioError.accessDenied("scan with Bluetooth adapter \(adapter.name)", cause: error)
             }
             // The manager reconnects and says when it is ready again.
