@@ -66,7 +66,7 @@ public final class PrivatePostgres: Sendable {
                 "-D", directory + "/data", "-p", String(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
                 // A test cluster: nothing here must survive a power loss.
                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-                "-c", "max_connections=1000", "-c", "shared_buffers=64MB", "-c", "log_min_messages=warning",
+                "-c", "max_connections=2000", "-c", "shared_buffers=64MB", "-c", "log_min_messages=warning",
                 "-c", "max_locks_per_transaction=128", "-c", "max_pred_locks_per_transaction=256",
             ])
             let ready = await server.waitForOutput(timeout: 60) { $0.contains("ready to accept connections") }

@@ -58,7 +58,7 @@ final class ScreenFeeds: Sendable {
 
     /// The stream of `location` for a client at `address`, as a response; `location` must exist.
     func response(location: Int64, address: String) throws -> Response {
-        let (id, events) = try watch(location, address: address)
+        let (id, events, end) = try watch(location, address: address)
         return Response(
             status: .ok,
             headers: [
@@ -70,14 +70,20 @@ final class ScreenFeeds: Sendable {
                 defer { self.leave(location, id: id, address: address) }
                 // A browser that lost the stream asks again after 2 s (EventSource's `retry`).
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-                for await event in events {
-                    try await writer.write(ByteBuffer(string: event))
+                // On shutdown the stream ends even if its feed is stuck (waiting for the database,
+                // say): the server is not kept waiting for a response that would never end.
+                try await withGracefulShutdownHandler {
+                    for await event in events {
+                        try await writer.write(ByteBuffer(string: event))
+                    }
+                } onGracefulShutdown: {
+                    end.finish()
                 }
                 try await writer.finish(nil)
             })
     }
 
-    private func watch(_ location: Int64, address: String) throws -> (Int, AsyncStream<String>) {
+    private func watch(_ location: Int64, address: String) throws -> (Int, AsyncStream<String>, AsyncStream<String>.Continuation) {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let id: Int? = state.withLock { state in
             guard state.streams.count < Self.maximumTotal, state.perAddress[address, default: 0] < Self.maximumPerAddress else { return nil }
@@ -99,7 +105,7 @@ final class ScreenFeeds: Sendable {
             throw WebProblem(.tooManyRequests, "Too many screens",
                              "This address already watches \(Self.maximumPerAddress) screens live (or the lobby its \(Self.maximumTotal)): close one, then reload.")
         }
-        return (id, stream)
+        return (id, stream, continuation)
     }
 
     private func leave(_ location: Int64, id: Int, address: String) {
