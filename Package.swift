@@ -51,7 +51,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // radio → frames → ranging → agent → lobby
+        // Libraries, in the order data flows: radio → frames → ranging → agent → lobby.
         .target(name: "BeaconFrames", swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
         .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
@@ -95,61 +95,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .testTarget(
-            name: "AgentTests",
-            dependencies: ["Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "DatabaseTestSupport", "Minigames", "Rounds", "SensorSamples"]
-        ),
-        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
-        .executableTarget(
-            name: "nearplay-dbus-bench",
-            dependencies: ["DBus", "Radio", "BusTestSupport"],
-            path: "Benchmarks/DBusThroughput"
-        ),
-        .executableTarget(
-            name: "nearplay-bluez-soak",
-            dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"],
-            path: "Benchmarks/BlueZSoak"
-        ),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
-        // Advertises a rotating identity through a live backend, for the real-stack check
-        // `rotating-identities` (scripts/real-stack/guest-checks); not a product.
-        .executableTarget(
-            name: "nearplay-rotating-advertiser",
-            dependencies: ["Radio", "BeaconKeys", "BeaconFrames", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/RealStackTools/RotatingAdvertiser",
-            linkerSettings: deviceBinary
-        ),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),
-        .executableTarget(
-            name: "nearplay-hci-bench",
-            dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
-            path: "Benchmarks/HCIBenchmark"
-        ),
-        .executableTarget(
-            name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames", "Proximity"],
-            path: "Benchmarks/AirBenchmark"
-        ),
-        .executableTarget(
-            name: "nearplay-db-bench",
-            dependencies: ["LobbyDatabase", "DatabaseTestSupport"],
-            path: "Benchmarks/DatabaseBenchmark"
-        ),
-        .executableTarget(
-            name: "nearplay-rotation-bench",
-            dependencies: ["Lobby", "BeaconKeys", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Benchmarks/RotationBenchmark"
-        ),
-        .executableTarget(
-            name: "nearplay-agent-bench",
-            dependencies: [
-                "Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/AgentBenchmark"
-        ),
         // The lobby's two storage engines behind one synchronous transaction interface: SQLite
         // (through GRDB, the default) and PostgreSQL (through postgres-nio, for several instances).
         .target(
@@ -162,9 +107,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
-        .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
-        .testTarget(name: "LobbyDatabaseTests", dependencies: ["LobbyDatabase", "DatabaseTestSupport", "BusTestSupport"]),
         .target(
             name: "Lobby",
             dependencies: [
@@ -224,6 +166,50 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The programs.
+        .executableTarget(
+            name: "nearplay",
+            dependencies: [
+                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            linkerSettings: deviceBinary
+        ),
+        // The lobby server, apart from the agent: `nearplay lobby …` runs it.
+        .executableTarget(
+            name: "NearplayLobby",
+            dependencies: [
+                "Lobby", "LobbyDatabase", "LobbyServer", "Minigames", "BeaconKeys",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/nearplay-lobby",
+            linkerSettings: deviceBinary
+        ),
+        // What the tests share.
+        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
+        // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
+        .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
+        // Tests.
+        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
+        .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
+        .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames"]),
+        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
+        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: ["Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "DatabaseTestSupport", "Minigames", "Rounds", "SensorSamples"]
+        ),
+        .testTarget(name: "LobbyDatabaseTests", dependencies: ["LobbyDatabase", "DatabaseTestSupport", "BusTestSupport"]),
         .testTarget(
             name: "LobbyTests",
             dependencies: ["Lobby", "BeaconKeys", "Minigames", "SensorSamples", "LobbyDatabase", "DatabaseTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
@@ -248,29 +234,55 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
+        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),
+        // Benchmarks and soaks.
         .executableTarget(
-            name: "nearplay",
-            dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            name: "nearplay-dbus-bench",
+            dependencies: ["DBus", "Radio", "BusTestSupport"],
+            path: "Benchmarks/DBusThroughput"
+        ),
+        .executableTarget(
+            name: "nearplay-bluez-soak",
+            dependencies: ["Radio", "DBus", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/BlueZSoak"
+        ),
+        // Advertises a rotating identity through a live backend, for the real-stack check
+        // `rotating-identities` (scripts/real-stack/guest-checks); not a product.
+        .executableTarget(
+            name: "nearplay-rotating-advertiser",
+            dependencies: ["Radio", "BeaconKeys", "BeaconFrames", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/RealStackTools/RotatingAdvertiser",
             linkerSettings: deviceBinary
         ),
-        // The lobby server, apart from the agent: `nearplay lobby …` runs it.
         .executableTarget(
-            name: "NearplayLobby",
+            name: "nearplay-hci-bench",
+            dependencies: ["Radio", "Proximity", "Ranging", "BeaconFrames", "BusTestSupport"],
+            path: "Benchmarks/HCIBenchmark"
+        ),
+        .executableTarget(
+            name: "nearplay-air-bench",
+            dependencies: ["Radio", "BeaconFrames", "Proximity"],
+            path: "Benchmarks/AirBenchmark"
+        ),
+        .executableTarget(
+            name: "nearplay-db-bench",
+            dependencies: ["LobbyDatabase", "DatabaseTestSupport"],
+            path: "Benchmarks/DatabaseBenchmark"
+        ),
+        .executableTarget(
+            name: "nearplay-rotation-bench",
+            dependencies: ["Lobby", "BeaconKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/RotationBenchmark"
+        ),
+        .executableTarget(
+            name: "nearplay-agent-bench",
             dependencies: [
-                "Lobby", "LobbyDatabase", "LobbyServer", "Minigames", "BeaconKeys",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            path: "Sources/nearplay-lobby",
-            linkerSettings: deviceBinary
+            path: "Benchmarks/AgentBenchmark"
         ),
         .executableTarget(
             name: "nearplay-lobby-soak",
@@ -310,13 +322,5 @@ let package = Package(
             dependencies: ["Sensors", "Minigames", "BeaconFrames"],
             path: "Benchmarks/SensorsBenchmark"
         ),
-        .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
-        .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
-        .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
-        .testTarget(name: "NearplayCLITests", dependencies: ["Traces", "BeaconFrames", "DBus", "BusTestSupport"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames"]),
-        .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
-        .testTarget(name: "SensorsCLITests", dependencies: ["nearplay", "Minigames", "Sensors", "Rounds"]),
-        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
     ]
 )
