@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Mustache
 
@@ -35,9 +36,7 @@ struct WebTemplates: Sendable {
 
     /// A short hash of an asset's bytes, for its address in the pages.
     static func version(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash & 0xFFFF_FFFF, radix: 16)
+        SHA256.hash(data: bytes).prefix(4).map { String(format: "%02x", $0) }.joined()
     }
 
     /// `template` rendered with `object` (values are HTML-escaped unless a template says `{{{…}}}`).
