@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconFrames
 import Foundation
+import Proximity
 import Radio
 import Ranging
 import Traces
@@ -45,8 +46,7 @@ struct CalibrateRanging: AsyncParsableCommand {
     @Option(help: "The receiver the profile is stored for.")
     var receiver: String = "default"
 
-    @Option(help: ArgumentHelp("The profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
-    var profiles: String?
+    @OptionGroup var profiles: ProfilesOption<CalibrateRanging>
 
     @Option(help: ArgumentHelp("The shadowing assumed at each spot the beacon was held (it sets how far the fit may move from the defaults, exponent 2.8 ± 0.5 and offset 0 ± 6 dB; 0: a plain least-squares fit). Lower it for clear line of sight and many distances.", valueName: "dB"))
     var spotShadowing: Double = 6
@@ -111,7 +111,7 @@ struct CalibrateRanging: AsyncParsableCommand {
         } catch {
             throw CommandFailure("No profile: \(error).")
         }
-        let store = RangingProfileStore(path: profiles)
+        let store = profiles.store
         try store.save(profile, receiver: receiver)
         if json {
             let encoder = JSONEncoder()
@@ -120,66 +120,39 @@ struct CalibrateRanging: AsyncParsableCommand {
         } else {
             StandardOutput.line(String(format: "Receiver %@: offset %+.1f dB, path-loss exponent %.2f (%d readings at %@). Stored in %@.",
                                        receiver, profile.rssiOffset, profile.exponent, profile.readings,
-                                       profile.distances.map { String(format: "%g m", $0) }.joined(separator: ", "), store.path))
+                                       profile.distances.map(DistanceText.measured).joined(separator: ", "), store.path))
         }
         try input.finish(offsets: [:])
     }
 
-    /// The readings of one beacon at each distance in turn, from the radio: the person holds the
-    /// beacon there and presses Enter, then it listens `seconds`. Without `wanted`, the beacon is
-    /// the one heard loudest (median RSSI) at the first distance.
+    /// The readings of one beacon at each distance in turn, from the radio (``LiveCalibration``):
+    /// the person holds the beacon there and presses Enter, then it listens `seconds`.
     func listen(at distances: [Double], for wanted: BeaconIdentity?) async throws -> [(distance: Double, rssi: Int, measuredPower: Int)] {
-        let scanner = backend.selection(adapter: radio.adapter).makeScanner()
-        var identity = wanted
-        var readings: [(distance: Double, rssi: Int, measuredPower: Int)] = []
-        for distance in distances {
-            Diagnostics.write("Hold the beacon \(String(format: "%g", distance)) m from this device, still and in the open, then press Enter.\n")
-            guard await Task.detached(operation: { readLine() }).value != nil else {
-                throw CommandFailure("Standard input ended before the reading at \(String(format: "%g", distance)) m: run it at a terminal, or feed it a line per distance.")
-            }
-            Diagnostics.write("Listening for \(String(format: "%g", seconds)) s…\n")
-            let heard = try await sightings(from: scanner, for: .seconds(seconds))
-            if identity == nil {
-                let loudest = Dictionary(grouping: heard, by: \.identity).max { medianRSSI($0.value) < medianRSSI($1.value) }
-                identity = loudest?.key
-                if let identity { Diagnostics.write("Calibrating with \(identity), the beacon heard loudest.\n") }
-            }
-            let here = heard.filter { $0.identity == identity }
-            guard !here.isEmpty else {
-                let which = identity.map { "beacon \($0)" } ?? "any beacon that sends its measured power"
-                throw CommandFailure("Heard no readings of \(which) in \(String(format: "%g", seconds)) s at \(String(format: "%g", distance)) m: check that it advertises and that the radio scans (\(backend.backend)).")
-            }
-            readings += here.map { (distance, $0.rssi, $0.measuredPower) }
-            Diagnostics.write(String(format: "%g m: %d readings, median %.0f dBm.\n", distance, here.count, medianRSSI(here)))
-        }
-        return readings
-    }
-
-    /// The plausible readings with a measured power the scanner hears within `duration`.
-    private func sightings(from scanner: any AdvertisementScanner, for duration: Duration) async throws -> [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] {
-        let heard = HeardSightings()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await scanner.scan { advertisement in
-                    if let reading = Calibration.reading(advertisement) { heard.append(reading) }
+        let session = LiveCalibration(scanner: backend.selection(adapter: radio.adapter).makeScanner(), listening: .seconds(seconds))
+        let listened = String(format: "%g", seconds)
+        do {
+            return try await session.readings(at: distances, of: wanted, ready: { distance in
+                Diagnostics.write("Hold the beacon \(DistanceText.measured(distance)) from this device, still and in the open, then press Enter.\n")
+                guard await Task.detached(operation: { readLine() }).value != nil else {
+                    throw CommandFailure("Standard input ended before the reading at \(DistanceText.measured(distance)): run it at a terminal, or feed it a line per distance.")
                 }
-            }
-            group.addTask { try await Task.sleep(for: duration) }
-            try await group.next()
-            group.cancelAll()
+            }, progress: { progress in
+                switch progress {
+                case .listening:
+                    Diagnostics.write("Listening for \(listened) s…\n")
+                case .chose(let identity):
+                    Diagnostics.write("Calibrating with \(identity), the beacon heard loudest.\n")
+                case let .heard(distance, readings, median):
+                    Diagnostics.write(String(format: "%@: %d readings, median %.0f dBm.\n", DistanceText.measured(distance), readings, median))
+                }
+            })
+        } catch let error as LiveCalibrationError {
+            // The session's reason as a sentence, naming the backend whose scanning to check.
+            throw CommandFailure(error.description.prefix(1).uppercased() + error.description.dropFirst() + " (\(backend.backend)).")
         }
-        return heard.all
-    }
-
-    private func medianRSSI(_ readings: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)]) -> Double {
-        Calibration.median(readings.map { Double($0.rssi) }) ?? -.infinity
     }
 }
 
-/// What a scan heard, appended from the scan's task and read after it.
-private final class HeardSightings: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sightings: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] = []
-    var all: [(identity: BeaconIdentity, rssi: Int, measuredPower: Int)] { lock.withLock { sightings } }
-    func append(_ sighting: (identity: BeaconIdentity, rssi: Int, measuredPower: Int)) { lock.withLock { sightings.append(sighting) } }
+extension CalibrateRanging: ProfilesHelp {
+    static let profilesHelp = "The profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json)."
 }

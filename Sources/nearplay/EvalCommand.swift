@@ -48,155 +48,52 @@ struct EvalCommand: ParsableCommand {
 
     func run() throws {
         var input = TraceInput()
-        let ours = ranging.configuration
-        var fixedProfile: RangingProfile?
-        if let source = calibrateFrom, source != "each" {
+        var calibration = EvaluationRun.CalibrationSource.none
+        if calibrateFrom == "each" {
+            calibration = .eachRecording(spotShadowing: spotShadowing)
+        } else if let source = calibrateFrom {
             guard let trace = input.read(source) else { try input.finish(offsets: [:]); return }
             do {
-                fixedProfile = try Calibration.siteProfile(readings: CalibrationSplit.readings(trace.records), spotShadowing: spotShadowing)
+                calibration = .profile(try EvaluationRun.profile(fittedOn: trace.records, spotShadowing: spotShadowing))
             } catch {
                 throw CommandFailure("\(source): \(error)")
             }
         }
         if let plot { try FileManager.default.createDirectory(atPath: plot, withIntermediateDirectories: true) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var pooled = PooledEvaluation(zones: ours.zones)
-        var calibratedPool = PooledEvaluation(zones: ours.zones)
+        var evaluation = EvaluationRun(configuration: ranging.configuration, calibration: calibration,
+                                       reportsPerRecording: json, plots: plot != nil)
         for path in files {
             guard let trace = input.read(path) else { continue }
-            guard trace.records.contains(where: { $0.truthDistance != nil }) else {
+            let name = (path as NSString).lastPathComponent
+            let family = switch group {
+            case .family: PooledEvaluation.family(ofFile: path)
+            case .file: name
+            case .all: "all"
+            }
+            guard let recording = evaluation.add(trace.records, presence: trace.header.presence, title: name, family: family) else {
                 Diagnostics.error("\(path): no line carries truth_m, so there is nothing to evaluate against")
                 input.markBadData()
                 continue
             }
-            let family = switch group {
-            case .family: PooledEvaluation.family(ofFile: path)
-            case .file: (path as NSString).lastPathComponent
-            case .all: "all"
+            if let refused = recording.calibrationRefused {
+                Diagnostics.warning("\(path): no two-point calibration (\(refused)); scored uncalibrated only")
             }
-            // With a calibration from each recording, every model is scored on the held-out rest.
-            var records = trace.records
-            var profile = fixedProfile
-            if calibrateFrom == "each" {
-                let split = CalibrationSplit(records)
-                do {
-                    profile = try Calibration.siteProfile(readings: CalibrationSplit.readings(split.calibration), spotShadowing: spotShadowing)
-                    records = split.rest
-                } catch {
-                    Diagnostics.warning("\(path): no two-point calibration (\(error)); scored uncalibrated only")
-                }
+            for report in recording.reports { StandardOutput.line(try report.jsonLine(file: path)) }
+            if let profile = recording.profile {
+                Diagnostics.write("\(name): two-point profile at \(profile.distances.map(DistanceText.measured).joined(separator: " and ")): offset \(String(format: "%+.1f", profile.rssiOffset)) dB, exponent \(String(format: "%.2f", profile.exponent))\n")
             }
-            var plotted = EvaluationPlot(title: (path as NSString).lastPathComponent)
-            for model in EvaluatedModel.allCases {
-                let (events, _) = Replay.run(records, configuration: model.configuration(ours: ours))
-                pooled.add(events, model: model, family: family)
-                if json {
-                    var evaluation = Evaluation(zones: ours.zones)
-                    for (event, truth) in events { evaluation.add(event, truth: truth) }
-                    let body = String(decoding: try encoder.encode(evaluation.report(presence: trace.header.presence)), as: UTF8.self)
-                    StandardOutput.line("{\"file\":\(quoted(path)),\"model\":\"\(model.rawValue)\",\"report\":\(body)}")
-                }
-                if plot != nil { draw(events, model: model, into: &plotted) }
-            }
-            if calibrateFrom != nil {
-                // A recording whose calibration was refused is scored as a user would then range: uncalibrated.
-                let nearplay = EvaluatedModel.nearplay.configuration(ours: ours)
-                let (events, _) = Replay.run(records, configuration: profile.map { $0.applied(to: nearplay) } ?? nearplay)
-                calibratedPool.add(events, model: .nearplay, family: family)
-                if json {
-                    var evaluation = Evaluation(zones: ours.zones)
-                    for (event, truth) in events { evaluation.add(event, truth: truth) }
-                    let body = String(decoding: try encoder.encode(evaluation.report()), as: UTF8.self)
-                    StandardOutput.line("{\"file\":\(quoted(path)),\"model\":\"nearplay-calibrated\",\"report\":\(body)}")
-                }
-            }
-            if let profile {
-                if calibrateFrom == "each" {
-                    Diagnostics.write("\((path as NSString).lastPathComponent): two-point profile at \(profile.distances.map { String(format: "%g m", $0) }.joined(separator: " and ")): offset \(String(format: "%+.1f", profile.rssiOffset)) dB, exponent \(String(format: "%.2f", profile.exponent))\n")
-                }
-            }
-            if let plot {
-                let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".svg"
-                try plotted.svg().write(toFile: (plot as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+            if let plot, let plotted = recording.plot {
+                let file = (name as NSString).deletingPathExtension + ".svg"
+                try plotted.svg().write(toFile: (plot as NSString).appendingPathComponent(file), atomically: true, encoding: .utf8)
             }
         }
         if !json {
-            let calibrated = calibrateFrom == nil ? nil : Dictionary(uniqueKeysWithValues: calibratedPool.rows().map { ($0.family, $0.nearplay) })
-            if let profile = fixedProfile {
+            if case .profile(let profile) = calibration {
                 StandardOutput.line(String(format: "Calibrated from %@: offset %+.1f dB, exponent %.2f, distances %@.", calibrateFrom ?? "",
-                                           profile.rssiOffset, profile.exponent, profile.distances.map { String(format: "%g m", $0) }.joined(separator: ", ")))
+                                           profile.rssiOffset, profile.exponent, profile.distances.map(DistanceText.measured).joined(separator: ", ")))
             }
-            for line in FamilyTable(rows: pooled.rows(), calibrated: calibrated).lines() { StandardOutput.line(line) }
+            for line in evaluation.table().lines() { StandardOutput.line(line) }
         }
         try input.finish(offsets: ranging.configuration.receiverOffsets)
-    }
-
-    private func draw(_ events: [(ProximityEvent, Double?)], model: EvaluatedModel, into plot: inout EvaluationPlot) {
-        let ranges = events.filter { $0.0.kind == .range && $0.0.distance != nil }
-        switch model {
-        case .nearplay:
-            plot.estimates = ranges.map { ($0.0.time, $0.0.distance!, $0.0.distanceInterval) }
-            plot.truth = ranges.compactMap { event, truth in truth.map { EvaluationPlot.Point(time: event.time, distance: $0) } }
-        case .altBeacon, .logDistance2:
-            plot.baselines.append((model == .altBeacon ? "AltBeacon curve" : "log-distance n=2",
-                                   ranges.map { EvaluationPlot.Point(time: $0.0.time, distance: $0.0.distance!) }))
-        }
-    }
-
-    private func quoted(_ text: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
-    }
-}
-
-/// The pooled table `eval` prints (Markdown, so it pastes into the README), and its verdict.
-struct FamilyTable {
-    let rows: [FamilyRow]
-    /// Per family, the calibrated Nearplay's figures, when a calibration was asked for.
-    let calibrated: [String: EvaluationReport]?
-    var goals = EvaluationGoals()
-
-    func lines() -> [String] {
-        func metres(_ value: Double?) -> String { value.map { String(format: "%.2f m", $0) } ?? "-" }
-        func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "-" }
-        var header = "| family | files | ranges | Nearplay | AltBeacon curve | log-distance n=2 | × curve | zone (Nearplay / curve / n=2) | interval coverage |"
-        var rule = "|---|---:|---:|---:|---:|---:|---:|---|---:|"
-        if calibrated != nil {
-            header += " calibrated Nearplay | calibrated zone | calibrated coverage |"
-            rule += "---:|---:|---:|"
-        }
-        var lines = [header, rule]
-        for row in rows {
-            var line = "| \(row.family) | \(row.files) | \(row.nearplay.rangeEventsWithTruth) | \(metres(row.nearplay.medianAbsoluteError))"
-                + " | \(metres(row.altBeacon.medianAbsoluteError)) | \(metres(row.logDistance.medianAbsoluteError))"
-                + " | \(row.ratioToCurve.map { String(format: "%.2f", $0) } ?? "-")"
-                + " | \(percent(row.nearplay.zoneAccuracy)) / \(percent(row.altBeacon.zoneAccuracy)) / \(percent(row.logDistance.zoneAccuracy))"
-                + " | \(percent(row.nearplay.intervalCoverage)) |"
-            if let calibrated {
-                let report = calibrated[row.family]
-                line += " \(metres(report?.medianAbsoluteError)) | \(percent(report?.zoneAccuracy)) | \(percent(report?.intervalCoverage)) |"
-            }
-            lines.append(line)
-        }
-        lines.append("")
-        let verdicts = rows.map { ($0.family, goals.verdict($0)) }
-        func holds(_ goal: String, _ keyPath: KeyPath<FamilyVerdict, Bool>) -> String {
-            let yes = verdicts.filter { $0.1[keyPath: keyPath] }.map(\.0), no = verdicts.filter { !$0.1[keyPath: keyPath] }.map(\.0)
-            let met = yes.isEmpty ? "on no family" : no.isEmpty ? "on every family" : "on " + yes.joined(separator: ", ")
-            return "- \(goal): holds \(met)" + (no.isEmpty || yes.isEmpty ? "" : " (not on \(no.joined(separator: ", ")))")
-        }
-        lines.append("Goals (\(verdicts.count) famil\(verdicts.count == 1 ? "y" : "ies")):")
-        lines.append(holds("median error below both baselines", \.belowBothBaselines))
-        lines.append(holds(String(format: "median error at most %.2f× the AltBeacon curve's", goals.medianRatioToCurve), \.withinRatioOfCurve))
-        lines.append(holds(String(format: "zone accuracy at least %.0f %%", goals.zoneAccuracy * 100), \.zoneAccuracy))
-        lines.append(holds(String(format: "interval coverage within %.0f ± %.0f %%", goals.coverage * 100, goals.coverageTolerance * 100), \.coverage))
-        // One family's spread says little about another's: across families, the interval's
-        // promise is kept on average.
-        let coverages = rows.compactMap(\.nearplay.intervalCoverage)
-        if coverages.count > 1 {
-            lines.append(String(format: "  (averaged over the %d families, each weighted alike, the interval holds the truth %.0f %% of the time)",
-                                coverages.count, coverages.reduce(0, +) / Double(coverages.count) * 100))
-        }
-        return lines
     }
 }

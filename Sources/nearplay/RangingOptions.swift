@@ -56,13 +56,12 @@ struct RangingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Use the ranging profile stored for this receiver by `nearplay calibrate ranging` (its offset and exponent replace --rssi-offset and --exponent).", valueName: "receiver"))
     var profile: String?
 
-    @Option(help: ArgumentHelp("The profile file --profile reads (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
-    var profiles: String?
+    @OptionGroup var profiles: ProfilesOption<RangingOptions>
 
     /// The stored profile --profile names; nil without --profile.
     func storedProfile() throws -> RangingProfile? {
         guard let profile else { return nil }
-        let store = RangingProfileStore(path: profiles)
+        let store = profiles.store
         guard let stored = try store.load().receivers[profile] else {
             throw ValidationError("--profile \(profile): \(store.path) has no profile for that receiver; run `nearplay calibrate ranging --receiver \(profile) …` first.")
         }
@@ -112,4 +111,8 @@ struct RangingOptions: ParsableArguments {
                                     rangeInterval: rangeInterval)
         return ((try? storedProfile()) ?? nil).map { $0.applied(to: configuration) } ?? configuration
     }
+}
+
+extension RangingOptions: ProfilesHelp {
+    static let profilesHelp = "The profile file --profile reads (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json)."
 }

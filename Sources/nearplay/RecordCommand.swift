@@ -23,24 +23,14 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
 
-    // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
-    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20).")
-    var rssiThreshold: Int = -110
-
-    @OptionGroup var radio: RadioOptions
-    @OptionGroup var backend: BackendOptions
-    @OptionGroup var hci: HCIScanOptions
+    @OptionGroup var scanning: ScannerOptions<RecordCommand>
 
     func validate() throws {
-        guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
-        if let problem = backend.selection(adapter: radio.adapter, hciScan: hci.settings).problem(name: BackendOptions.optionName) {
-            throw ValidationError(problem)
-        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
     }
 
     func run() async throws {
-        radio.bootstrapLogging()
+        scanning.radio.bootstrapLogging()
         let output: FileHandle
         if file == "-" {
             output = .standardOutput
@@ -54,7 +44,7 @@ struct RecordCommand: AsyncParsableCommand {
             }
             output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
-        let selection = backend.selection(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
+        let selection = scanning.selection
         let source = "nearplay record (\(selection.description))"
         let writer = LineWriter(output)
         writer.write(TraceWriter.header(source: source))
@@ -86,6 +76,10 @@ struct RecordCommand: AsyncParsableCommand {
             Diagnostics.write("Recorded \(writer.lines - 1) advertisements to \(file).\n")
         }
     }
+}
+
+extension RecordCommand: RSSIThresholdHelp {
+    static let rssiThresholdHelp = "Ignore advertisements weaker than this, in dBm (-127 to 20)."
 }
 
 /// Writes lines to a file handle, each one complete, from whichever task calls.

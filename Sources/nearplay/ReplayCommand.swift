@@ -71,12 +71,10 @@ struct EventTable {
     }
 }
 
-/// A distance as the terminal views show it, with its interval: "2.1 m (1.4–3.2)"; "-" when unknown.
+/// A distance as the terminal views show it, with its interval: "2.1 m (1.4–3.2)", whole metres
+/// from 10 m on; "-" when unknown.
 func distanceText(_ distance: Double?, _ interval: ClosedRange<Double>?) -> String {
-    guard let distance else { return "-" }
-    func short(_ metres: Double) -> String { String(format: metres < 10 ? "%.1f" : "%.0f", metres) }
-    guard let interval else { return short(distance) + " m" }
-    return short(distance) + " m (" + short(interval.lowerBound) + "–" + short(interval.upperBound) + ")"
+    distance.map { DistanceText.estimate($0, interval: interval, wholeMetresFrom: 10) } ?? "-"
 }
 
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

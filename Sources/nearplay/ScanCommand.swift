@@ -20,25 +20,12 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Stream proximity events as JSON Lines instead of the live table.")
     var json = false
 
-    // `.unconditional`: the value is usually negative (`--rssi-threshold -90`).
-    @Option(parsing: .unconditional, help: "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ and hci, the simulated air hears down to -100).")
-    var rssiThreshold: Int = -110
-
-    @OptionGroup var radio: RadioOptions
-    @OptionGroup var backend: BackendOptions
-    @OptionGroup var hci: HCIScanOptions
+    @OptionGroup var scanning: ScannerOptions<ScanCommand>
     @OptionGroup var ranging: RangingOptions
 
-    func validate() throws {
-        guard (-127...20).contains(rssiThreshold) else { throw ValidationError("--rssi-threshold must be between -127 and 20 dBm.") }
-        if let problem = backend.selection(adapter: radio.adapter, hciScan: hci.settings).problem(name: BackendOptions.optionName) {
-            throw ValidationError(problem)
-        }
-    }
-
     func run() async throws {
-        radio.bootstrapLogging()
-        let scanner = backend.scanner(adapter: radio.adapter, rssiThreshold: rssiThreshold, hciScan: hci.settings)
+        scanning.radio.bootstrapLogging()
+        let scanner = scanning.selection.makeScanner()
         let view: any LiveView = if json {
             JSONEventView()
         } else if isatty(STDOUT_FILENO) == 1 {
@@ -58,6 +45,10 @@ struct ScanCommand: AsyncParsableCommand {
             throw RadioFailure.report(error)
         }
     }
+}
+
+extension ScanCommand: RSSIThresholdHelp {
+    static let rssiThresholdHelp = "Ignore advertisements weaker than this, in dBm (-127 to 20; BlueZ and hci, the simulated air hears down to -100)."
 }
 
 /// How `scan` shows what ranging says.

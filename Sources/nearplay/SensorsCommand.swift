@@ -68,19 +68,13 @@ struct SensorsCommand: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let accelerations {
                     group.addTask {
-                        for try await sample in accelerations {
-                            if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "accel", sample: sample)) }
-                            latest.update(sample)
-                        }
+                        try await Self.follow(accelerations, sensor: "accel", json: emitJSON) { latest.update($0) }
                         latest.finishOne()
                     }
                 }
                 if let levels {
                     group.addTask {
-                        for try await level in levels {
-                            if emitJSON { TerminalDisplay.json(TaggedSample(sensor: "mic", sample: level)) }
-                            latest.update(level)
-                        }
+                        try await Self.follow(levels, sensor: "mic", json: emitJSON) { latest.update($0) }
                         latest.finishOne()
                     }
                 }
@@ -119,22 +113,17 @@ struct SensorsCommand: AsyncParsableCommand {
         if let failure { throw failure }
         if !json { TerminalDisplay.line("") }
     }
-}
 
-/// A sample with the `sensor` key that tells JSON Lines readers which kind it is.
-struct TaggedSample<Sample: Encodable>: Encodable {
-    var sensor: String
-    var sample: Sample
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(sensor, forKey: .sensor)
-        try sample.encode(to: encoder)
+    /// Hands every sample of `stream` to `update` (the live view's), and with `json` writes it as
+    /// a line tagged `sensor`.
+    private static func follow<Sample: Encodable & Sendable>(_ stream: SensorStream<Sample>, sensor: String, json: Bool,
+                                                              update: (Sample) -> Void) async throws {
+        for try await sample in stream {
+            if json { TerminalDisplay.json(TaggedSample(sensor: sensor, sample: sample)) }
+            update(sample)
+        }
     }
-
-    enum CodingKeys: String, CodingKey { case sensor }
 }
-
 
 /// The newest reading of each sensor, for the live display.
 final class LatestReadings: Sendable {

@@ -66,17 +66,13 @@ struct SimulateCommand: ParsableCommand {
             throw Diagnostics.dataError
         }
         let parameters = SimulationParameters(pathLossExponent: exponent, shadowingSigma: sigma, packetLoss: loss, seed: seed)
-        let (records, presence) = Simulator.run(walk, parameters: parameters)
-        var text = Simulator.header(script: walk, parameters: parameters, presence: presence) + "\n"
-        for record in records {
-            if let line = TraceWriter.line(record.advertisement, truthDistance: record.truthDistance) { text += line + "\n" }
-        }
+        let (text, advertisements) = Simulator.trace(walk, parameters: parameters)
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
                 Diagnostics.error("cannot write \(output): check that its folder exists and is writable")
                 throw Diagnostics.cannotCreate
             }
-            Diagnostics.write("wrote \(records.count) advertisements from \(walk.beacons.count) beacons to \(output)\n")
+            Diagnostics.write("wrote \(advertisements) advertisements from \(walk.beacons.count) beacons to \(output)\n")
         } else {
             StandardOutput.write(text)
         }

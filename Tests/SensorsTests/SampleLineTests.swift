@@ -1,10 +1,8 @@
 import Foundation
 import Testing
-@testable import Minigames
-@testable import nearplay
 import Sensors
 
-struct SensorsOutputTests {
+struct SampleLineTests {
     /// What `nearplay sensors --json` writes is what `--accel-file` and SampleFile read.
     @Test func jsonLinesReadBackAsRecordings() throws {
         let encoder = JSONEncoder()
