@@ -118,6 +118,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
+                // NIOThreadPool, where bcrypt runs.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

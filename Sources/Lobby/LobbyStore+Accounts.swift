@@ -17,7 +17,7 @@ extension LobbyStore {
         let email = try Validation.email(registration.email)
         let password = try Validation.password(registration.password)
         let cost = configuration.bcryptCost
-        let hash = await offload { Bcrypt.hash(password, cost: cost) }
+        let hash = try await offload { Bcrypt.hash(password, cost: cost) }
         // Its rotating identity's secret (``RotatingIdentity``); the static pair is what it
         // advertised before identities rotated, kept unique for the migration window.
         let secret = BeaconSecret.random()
@@ -87,10 +87,10 @@ extension LobbyStore {
             // An unknown username costs what a wrong password costs, so timing does not tell
             // which usernames exist.
             let dummy = await dummyPasswordHash.value
-            _ = await offload { Bcrypt.verify(password, hash: dummy) }
+            _ = try await offload { Bcrypt.verify(password, hash: dummy) }
             throw LobbyError.badCredentials
         }
-        guard await offload({ Bcrypt.verify(password, hash: hash) }) else { throw LobbyError.badCredentials }
+        guard try await offload({ Bcrypt.verify(password, hash: hash) }) else { throw LobbyError.badCredentials }
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for i in bytes.indices { bytes[i] = generator.next() }
@@ -168,12 +168,12 @@ extension LobbyStore {
     public func changePassword(_ playerId: Int64, current: String, new: String, session token: String) async throws {
         let password = try Validation.password(new)
         let stored = try await read { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
-        guard let stored, await offload({ Bcrypt.verify(current, hash: stored) }) else {
+        guard let stored, try await offload({ Bcrypt.verify(current, hash: stored) }) else {
             throw LobbyError(.forbidden, "wrongCurrentPassword",
                              "currentPassword is not your password: send the one you sign in with now.")
         }
         let cost = configuration.bcryptCost
-        let hash = await offload { Bcrypt.hash(password, cost: cost) }
+        let hash = try await offload { Bcrypt.hash(password, cost: cost) }
         let sessionHash = Self.tokenHash(token)
         try await write { context in
             let db = context.db

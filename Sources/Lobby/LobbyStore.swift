@@ -132,7 +132,10 @@ public final class LobbyStore: Sendable {
         self.configuration = configuration
         fairPlay = FairPlayLedger(configuration)
         let cost = configuration.bcryptCost
-        dummyPasswordHash = Task { await offload { Bcrypt.hash("no account has this password", cost: cost) } }
+        let dummyHash: @Sendable () -> String = { Bcrypt.hash("no account has this password", cost: cost) }
+        // NIO's pool refuses work only once shut down (the singleton never is), or cancelled
+        // (nothing cancels this task): then the hash is made here.
+        dummyPasswordHash = Task { (try? await offload(dummyHash)) ?? dummyHash() }
         self.clock = clock
         self.logger = logger
         metricsFactory = metrics

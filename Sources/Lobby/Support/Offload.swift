@@ -1,10 +1,9 @@
-import Dispatch
+import NIOPosix
 
-/// Runs CPU-heavy synchronous work (bcrypt) off the cooperative thread pool, so a slow hash does not
-/// hold up other requests' tasks. At utility QoS: the default-QoS queues (I/O sources, GRDB's
-/// queues) keep their threads when many hashes are waiting.
-func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global(qos: .utility).async { continuation.resume(returning: work()) }
-    }
+/// Runs CPU-heavy synchronous work (bcrypt) on NIO's blocking thread pool, off the cooperative
+/// thread pool, so a slow hash does not hold up other requests' tasks (nor the event loops).
+/// Throws `CancellationError` when the task is cancelled before the work starts: a request that
+/// went away does not spend a hash.
+func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+    try await NIOThreadPool.singleton.runIfActive(work)
 }
