@@ -8,7 +8,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// The lobby as a runnable Hummingbird application: the router, WebSocket upgrades, and the
-/// invitation-expiry sweeper and the tournament scheduler as services beside the server. Running it (`runService()`) handles
+/// invitation-expiry sweeper, the tournament scheduler and the location screens' readers as
+/// services beside the server. Running it (`runService()`) handles
 /// SIGTERM and SIGINT by draining in-flight requests for at most `limits.drainTimeout`, then
 /// closing every connection; close the store after it returns.
 ///
@@ -20,7 +21,9 @@ public func buildLobbyApplication(
     limits: ConnectionLimits = ConnectionLimits(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics, trustedProxies: limits.trustedProxies)
+    let screenFeeds = ScreenFeeds(store: store, templates: WebTemplates())
+    let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics, trustedProxies: limits.trustedProxies,
+                                  screenFeeds: screenFeeds)
     let webSocketResponder = router.buildResponder()
     let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress, unlimited: limits.trustedProxies)
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -40,7 +43,7 @@ public func buildLobbyApplication(
         configuration: .init(
             address: .hostname(host, port: port), serverName: "nearplay-lobby",
             availableConnectionsDelegate: .maximum(limits.maximumConnections, logger: logger)),
-        services: [ExpirySweeper(store: store, logger: logger), TournamentScheduler(store: store, logger: logger)],
+        services: [ExpirySweeper(store: store, logger: logger), TournamentScheduler(store: store, logger: logger), screenFeeds],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -70,7 +73,7 @@ struct ExpirySweeper: Service {
             } catch {
                 logger.error("Expiring invitations or old request keys failed: \(error)")
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
         }
     }
 }

@@ -11,9 +11,20 @@ import Lobby
 /// Prometheus text format, without a token: counts and times only, no player's data.
 ///
 /// Behind reverse proxies at `trustedProxies`, the client address is the one they forward.
+///
+/// The location screens' live streams are read by a service of their own, which only
+/// `buildLobbyApplication` runs: on this router alone they wait.
 public func buildLobbyRouter(
     store: LobbyStore, throttle: SignInThrottle = SignInThrottle(), metrics: LobbyMetrics = LobbyMetrics(),
     trustedProxies: Set<String> = []
+) -> Router<LobbyRequestContext> {
+    buildLobbyRouter(store: store, throttle: throttle, metrics: metrics, trustedProxies: trustedProxies,
+                     screenFeeds: ScreenFeeds(store: store, templates: WebTemplates()))
+}
+
+/// The router, its screens' live streams read by `screenFeeds` (run it as a service beside the server).
+func buildLobbyRouter(
+    store: LobbyStore, throttle: SignInThrottle, metrics: LobbyMetrics, trustedProxies: Set<String>, screenFeeds: ScreenFeeds
 ) -> Router<LobbyRequestContext> {
     let router = Router(context: LobbyRequestContext.self)
     if !trustedProxies.isEmpty { router.add(middleware: ForwardedClientMiddleware(trustedProxies: trustedProxies)) }
@@ -59,7 +70,7 @@ public func buildLobbyRouter(
     addEventRoutes(authenticated, store: store)
     addLocationRoutes(authenticated, store: store)
     addStatisticsRoutes(authenticated, store: store)
-    addWebRoutes(router, store: store, throttle: throttle, metrics: metrics)
+    addWebRoutes(router, store: store, throttle: throttle, metrics: metrics, feeds: screenFeeds)
     return router
 }
 

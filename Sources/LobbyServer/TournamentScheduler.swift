@@ -28,7 +28,7 @@ struct TournamentScheduler: Service {
             } catch {
                 logger.error("Settling tournaments failed: \(error)")
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
         }
     }
 }

@@ -18,7 +18,11 @@ import Synchronization
 ///
 /// The streams are public: a client address may hold ``maximumPerAddress`` of them and the
 /// instance ``maximumTotal``; beyond that the stream is refused with 429.
-final class ScreenFeeds: Sendable {
+///
+/// The readers are child tasks of ``run()``, a service beside the HTTP server
+/// (`buildLobbyApplication` runs it): stopping the service ends them, and no reader outlives the
+/// server. A stream asked for while it does not run waits for it.
+final class ScreenFeeds: Service {
     static let minimumSpacing: Duration = .milliseconds(100)
     static let poll: Duration = .seconds(1)
     static let keepAlive: Duration = .seconds(15)
@@ -28,7 +32,8 @@ final class ScreenFeeds: Sendable {
     private struct Feed {
         /// Tells this feed from a later one of the same location.
         var id = 0
-        var task: Task<Void, Never>?
+        /// Finished by the last watcher to leave: its reader is then cancelled.
+        var stop: AsyncStream<Void>.Continuation?
         var watchers: [Int: AsyncStream<String>.Continuation] = [:]
         /// The last board sent, for a watcher that arrives between changes.
         var latest: String?
@@ -42,13 +47,44 @@ final class ScreenFeeds: Sendable {
         var nextId = 0
     }
 
+    /// A reader ``run()`` is asked to start.
+    private struct Reader: Sendable {
+        var location: Int64
+        var feed: Int
+        var stopped: AsyncStream<Void>
+    }
+
     private let store: LobbyStore
-    private let templates: WebTemplates
+    let templates: WebTemplates
     private let state = Mutex(State())
+    private let readers: AsyncStream<Reader>
+    private let startReader: AsyncStream<Reader>.Continuation
 
     init(store: LobbyStore, templates: WebTemplates) {
         self.store = store
         self.templates = templates
+        (readers, startReader) = AsyncStream.makeStream()
+    }
+
+    /// Runs each location's reader, as a child task, until graceful shutdown; then the readers
+    /// end their watchers' streams and return, and so does this. Run it once.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await reader in readers.cancelOnGracefulShutdown() {
+                group.addTask {
+                    // The reader, until it ends by itself or its last watcher leaves.
+                    await withTaskGroup(of: Void.self) { running in
+                        running.addTask { await self.read(reader.location, feed: reader.feed) }
+                        running.addTask { for await _ in reader.stopped {} }
+                        await running.next()
+                        running.cancelAll()
+                    }
+                }
+            }
+            // Shutting down: the readers end every stream now rather than at their next wake.
+            group.cancelAll()
+        }
+        startReader.finish()
     }
 
     /// Streams currently open (for tests).
@@ -93,10 +129,11 @@ final class ScreenFeeds: Sendable {
             var feed = state.feeds[location] ?? Feed()
             feed.watchers[state.nextId] = continuation
             if let latest = feed.latest { continuation.yield(latest) }
-            if feed.task == nil {
-                let feedId = state.nextId
-                feed.id = feedId
-                feed.task = Task { await self.read(location, feed: feedId) }
+            if feed.stop == nil {
+                let (stopped, stop) = AsyncStream.makeStream(of: Void.self)
+                feed.id = state.nextId
+                feed.stop = stop
+                startReader.yield(Reader(location: location, feed: feed.id, stopped: stopped))
             }
             state.feeds[location] = feed
             return state.nextId
@@ -109,16 +146,16 @@ final class ScreenFeeds: Sendable {
     }
 
     private func leave(_ location: Int64, id: Int, address: String) {
-        let task: Task<Void, Never>? = state.withLock { state in
+        let stop: AsyncStream<Void>.Continuation? = state.withLock { state in
             if state.streams.removeValue(forKey: id) != nil {
                 state.perAddress[address, default: 1] -= 1
                 if state.perAddress[address] == 0 { state.perAddress[address] = nil }
             }
             guard state.feeds[location]?.watchers.removeValue(forKey: id) != nil,
                   state.feeds[location]?.watchers.isEmpty == true else { return nil }
-            return state.feeds.removeValue(forKey: location)?.task
+            return state.feeds.removeValue(forKey: location)?.stop
         }
-        task?.cancel()
+        stop?.finish()
     }
 
     private func broadcast(_ location: Int64, _ event: String, latest: Bool) {
@@ -131,29 +168,41 @@ final class ScreenFeeds: Sendable {
     }
 
     /// The location's reader: runs while anyone watches (cancelled by the last to leave); when the
-    /// location cannot be read any more, every watcher's stream ends (the browsers ask again).
+    /// location cannot be read any more, or the server shuts down, every watcher's stream ends
+    /// (the browsers ask again).
     private func read(_ location: Int64, feed feedId: Int) async {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let changes = store.changes.watch()
-        let listener = Task { for await _ in changes { wake.yield() } }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.poll)
-                wake.yield()
+        await withDiscardingTaskGroup { wakers in
+            wakers.addTask { for await _ in changes { wake.yield() } }
+            wakers.addTask {
+                while true {
+                    do { try await Task.sleep(for: Self.poll) } catch { return }
+                    wake.yield()
+                }
             }
+            wake.yield()
+            await show(location, wakes: wakes)
+            wakers.cancelAll()
         }
-        defer {
-            listener.cancel()
-            ticker.cancel()
+        let watchers = state.withLock { state -> [AsyncStream<String>.Continuation] in
+            guard state.feeds[location]?.id == feedId else { return [] }
+            return state.feeds.removeValue(forKey: location)?.watchers.values.map { $0 } ?? []
         }
-        wake.yield()
+        for continuation in watchers { continuation.finish() }
+    }
+
+    /// Reads the screen at each wake and sends it when it changed (a keep-alive when it has not
+    /// for ``keepAlive``), until the reader is cancelled, the server shuts down or the location
+    /// cannot be read.
+    private func show(_ location: Int64, wakes: AsyncStream<Void>) async {
         var shown: LocationScreen?
         var lastSent = ContinuousClock.now
         for await _ in wakes {
-            // Cancelled: the last watcher left. Shutting down: end every stream, so the server
-            // is not kept waiting for responses that would never end.
-            if Task.isCancelled { return }
-            if Task.isShuttingDownGracefully { break }
+            // Cancelled: the last watcher left (its feed is gone, so no stream is ended), or the
+            // server is shutting down: every stream ends, so the server is not kept waiting for
+            // responses that would never end.
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
             do {
                 let screen = try await store.locationScreen(location)
                 var compared = screen
@@ -169,15 +218,10 @@ final class ScreenFeeds: Sendable {
             } catch {
                 // The location is gone or the database failed: end every watcher's stream (their
                 // browsers ask again in 2 s, and find the location or a 404).
-                break
+                return
             }
-            try? await Task.sleep(for: Self.minimumSpacing)
+            do { try await Task.sleep(for: Self.minimumSpacing) } catch { return }
         }
-        let watchers = state.withLock { state -> [AsyncStream<String>.Continuation] in
-            guard state.feeds[location]?.id == feedId else { return [] }
-            return state.feeds.removeValue(forKey: location)?.watchers.values.map { $0 } ?? []
-        }
-        for continuation in watchers { continuation.finish() }
     }
 
     /// One `screen` event: the board's HTML, one `data:` line per line of it.

@@ -10,9 +10,11 @@ import NIOCore
 /// Web/Assets; the only script is the screen's live update. Every answer carries a
 /// Content-Security-Policy that allows this lobby's own style, script and live stream, and nothing
 /// else (no inline script, no other origin, no framing).
-func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, throttle: SignInThrottle, metrics: LobbyMetrics) {
-    let templates = WebTemplates()
-    let feeds = ScreenFeeds(store: store, templates: templates)
+///
+/// The screens' live streams come from `feeds`, which must run as a service beside the server.
+func addWebRoutes(_ router: Router<LobbyRequestContext>, store: LobbyStore, throttle: SignInThrottle, metrics: LobbyMetrics,
+                  feeds: ScreenFeeds) {
+    let templates = feeds.templates
     let web = router.group().add(middleware: WebPageMiddleware(templates: templates))
 
     web.get("/") { request, _ in
