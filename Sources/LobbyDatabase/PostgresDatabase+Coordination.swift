@@ -58,7 +58,7 @@ extension PostgresDatabase {
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("Cannot try for the lease \u{201C}\(name)\u{201D}: \(WorkerConnection.describe(error)). Trying again in \(interval).")
-                try? await Task.sleep(for: interval)
+                do { try await Task.sleep(for: interval) } catch { return }
             }
         }
     }
@@ -109,7 +109,7 @@ extension PostgresDatabase {
                         if Task.isCancelled { break }
                         logger.warning("Listening on \u{201C}\(channel)\u{201D} stopped: \(WorkerConnection.describe(error)). Trying again in \(interval).")
                     }
-                    try? await Task.sleep(for: interval)
+                    do { try await Task.sleep(for: interval) } catch { break }
                 }
                 continuation.finish()
             }

@@ -68,7 +68,7 @@ final class WALCheckpointer: Sendable {
                     logger.debug("background WAL checkpoint: \(error)")
                 }
                 // At most 50 passes a second, however busy the writer.
-                try? await Task.sleep(for: .milliseconds(20))
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
             }
         }
     }

@@ -50,16 +50,20 @@ public struct BlueZScanner: AdvertisementScanner {
             let watch = BlueZStallWatch(activity: ScanActivity(configuration), recoveries: recoveries,
                                         checkInterval: stallCheckInterval, powerOffTime: .seconds(1), logger: logger)
             run.activity = watch.activity
-            return Task { await watch.run() }
+            return watch
         }
-        defer { watch?.cancel() }
         var failure: (any Error)?
-        do {
-            try await run.serve(user, receive)
-        } catch where Task.isCancelled {
-            // A call cut short by the cancellation: winding down, not a failure.
-        } catch {
-            failure = error
+        await withDiscardingTaskGroup { group in
+            // The stall watch is a child of the scan: it ends with it.
+            if let watch { group.addTask { await watch.run() } }
+            do {
+                try await run.serve(user, receive)
+            } catch where Task.isCancelled {
+                // A call cut short by the cancellation: winding down, not a failure.
+            } catch {
+                failure = error
+            }
+            group.cancelAll()
         }
         await run.stopDiscovery()
         await manager.unsubscribe(user)
