@@ -51,10 +51,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
+        // Below everything (Foundation only): what several libraries would otherwise write again.
+        .target(name: "SystemSupport"),
         // Libraries, in the order data flows: radio → frames → ranging → agent → lobby.
-        .target(name: "BeaconFrames", swiftSettings: hotPath),
+        .target(name: "BeaconFrames", dependencies: ["SystemSupport"], swiftSettings: hotPath),
         .target(name: "Ranging", dependencies: ["BeaconFrames"], swiftSettings: hotPath),
-        .target(name: "Traces", dependencies: ["BeaconFrames", "Ranging"]),
+        .target(name: "Traces", dependencies: ["SystemSupport", "BeaconFrames", "Ranging"]),
         // The rotating identities' derivation, shared by the agent, the location beacon and the lobby.
         .target(name: "BeaconKeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // sensors → games → rounds: the samples and the scoring are pure (the lobby verifies
@@ -63,7 +65,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "Sensors",
-            dependencies: ["SensorSamples", "CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SystemSupport", "SensorSamples", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Minigames", dependencies: ["SensorSamples"]),
         .target(
@@ -71,14 +73,14 @@ let package = Package(
             dependencies: ["Sensors", "Minigames", .product(name: "Logging", package: "swift-log")]
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["SystemSupport", "CDBus"]),
         // libbluetooth, for the raw HCI radio backend.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Radio",
             dependencies: [
                 // Ranging for the simulated air's path-loss formula.
-                "BeaconFrames", "BeaconKeys", "Ranging", "DBus", "CBluetooth",
+                "SystemSupport", "BeaconFrames", "BeaconKeys", "Ranging", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -87,7 +89,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "BeaconFrames", "BeaconKeys", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds", "SensorSamples",
+                "SystemSupport", "BeaconFrames", "BeaconKeys", "Ranging", "Traces", "Radio", "Proximity", "DBus", "LobbyClient", "Minigames", "Rounds", "SensorSamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -110,7 +112,7 @@ let package = Package(
         .target(
             name: "Lobby",
             dependencies: [
-                "Minigames", "SensorSamples", "BeaconKeys", "LobbyDatabase",
+                "SystemSupport", "Minigames", "SensorSamples", "BeaconKeys", "LobbyDatabase",
                 // BeaconFrames for SplitMix64 alone, the seeded histories' generator.
                 "BeaconFrames",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -125,7 +127,7 @@ let package = Package(
         .target(
             name: "LobbyServer",
             dependencies: [
-                "Lobby", "LobbyDatabase",
+                "SystemSupport", "Lobby", "LobbyDatabase",
                 "Minigames", "SensorSamples",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -172,7 +174,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
+                "SystemSupport", "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,10 +200,11 @@ let package = Package(
         // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
         .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
         // Tests.
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames", "SystemSupport"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
         .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),

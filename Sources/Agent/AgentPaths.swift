@@ -1,5 +1,5 @@
 import Foundation
-import Traces
+import SystemSupport
 
 /// Where the agent keeps its files, after the XDG base directory specification.
 ///

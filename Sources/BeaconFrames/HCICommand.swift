@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// An HCI command opcode: the OGF in the top 6 bits, the OCF in the low 10. Core Specification
 /// Vol 4, Part E, §5.4.1. A growing number space, so a raw-value struct with the ones we send.
 public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -70,8 +72,7 @@ public struct HCICommand: Sendable, Hashable {
 
     /// A time in the controller's 0.625 ms slots, clamped to `range`.
     public static func slots(_ duration: Duration, in range: ClosedRange<Int>) -> Int {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        return min(max(Int((microseconds * 1000 + 312_500) / 625_000), range.lowerBound), range.upperBound)
+        min(max(Int((duration.wholeMicroseconds * 1000 + 312_500) / 625_000), range.lowerBound), range.upperBound)
     }
 
     // MARK: Scanning

@@ -1,6 +1,7 @@
 import CDBus
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The single owner of one libdbus connection: a thread that blocks in `poll(2)` on the
 /// connection's socket and a wake-up pipe, and is the only code that touches the libdbus handle,
@@ -57,22 +58,16 @@ final class ConnectionLoop: @unchecked Sendable {
 
     init(signalCoalescing: Duration) throws {
         self.signalCoalescing = max(.zero, signalCoalescing)
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            throw DBusError(name: DBusError.failedName,
-                            message: "cannot create the wake-up pipe: \(String(cString: strerror(errno)))")
-        }
-        wakeReader = fds[0]
-        wakeWriter = fds[1]
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        do {
+            (wakeReader, wakeWriter) = try SystemCall.pipe(nonBlocking: true)
+        } catch {
+            throw DBusError(name: DBusError.failedName, message: "cannot create the wake-up pipe: \(error.reason)")
         }
     }
 
     deinit {
-        close(wakeReader)
-        close(wakeWriter)
+        SystemCall.close(wakeReader)
+        SystemCall.close(wakeWriter)
     }
 
     // MARK: - Starting
@@ -165,9 +160,8 @@ final class ConnectionLoop: @unchecked Sendable {
         let rejection: DBusError? = inbox.withLock { inbox in
             if let reason = inbox.closedReason { return reason }
             inbox.commands.append(command)
-            var byte: UInt8 = 1
             // A full pipe means a wake-up is already pending; nothing else can go wrong here.
-            _ = write(wakeWriter, &byte, 1)
+            _ = try? SystemCall.writeByte(wakeWriter, 1)
             return nil
         }
         if let rejection { command.fail(rejection) }
@@ -261,7 +255,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func drainWakePipe() {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
-            while read(wakeReader, buffer.baseAddress, buffer.count) > 0 {}
+            while let n = try? SystemCall.read(wakeReader, into: buffer.baseAddress!, count: buffer.count), n > 0 {}
         }
     }
 
@@ -275,9 +269,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private static func milliseconds(until instant: ContinuousClock.Instant) -> Int32 {
         let remaining = ContinuousClock.now.duration(to: instant)
         if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
-        return Int32(clamping: milliseconds)
+        return Int32(clamping: remaining.wholeMilliseconds + 1)
     }
 
     private func expireCalls() {

@@ -6,6 +6,7 @@ import HummingbirdBcrypt
 import LobbyDatabase
 import Logging
 import Synchronization
+import SystemSupport
 
 /// The lobby's rules over its store: one SQLite file (the default) or a PostgreSQL database that
 /// several lobby instances share. Every operation that changes more than one row or checks a limit
@@ -311,7 +312,6 @@ final class FlushFlag: Sendable {
 extension CoreMetrics.Timer {
     /// Records the time from `started` to now.
     func record(since started: ContinuousClock.Instant) {
-        let elapsed = (ContinuousClock.now - started).components
-        recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
     }
 }

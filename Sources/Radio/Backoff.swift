@@ -24,10 +24,3 @@ public struct Backoff: Sendable {
         try await Task.sleep(for: current)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    public var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
-}

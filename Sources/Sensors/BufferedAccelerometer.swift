@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SystemSupport
 
 /// Reads an accelerometer through the IIO buffer: enables the x, y, z (and timestamp) scan
 /// elements, sets `buffer/length`, enables `buffer/enable`, and reads whole scans from the device
@@ -135,7 +136,7 @@ public struct BufferedAccelerometer: Sendable {
                 Self.logger.warning("could not disable the IIO buffer: \(error)")
             }
         }
-        let fd = try SystemCall.open(device.devicePath, O_RDONLY | O_NONBLOCK)
+        let fd = try SensorError.catching(try SystemCall.open(device.devicePath, O_RDONLY | O_NONBLOCK))
         defer { SystemCall.close(fd) }
         Self.logger.debug("buffered capture from \(device.devicePath), \(layout.scanBytes) bytes per scan")
 
@@ -144,8 +145,8 @@ public struct BufferedAccelerometer: Sendable {
         var pending = [UInt8](repeating: 0, count: bufferLength * layout.scanBytes)
         var filled = 0
         while !stop.isRequested {
-            guard try SystemCall.waitReadable(fd, timeoutMilliseconds: 100, path: device.devicePath) else { continue }
-            let n = try SystemCall.read(fd, into: &pending, from: filled, path: device.devicePath)
+            guard try SensorError.catching(try SystemCall.waitReadable(fd, timeoutMilliseconds: 100, path: device.devicePath)) else { continue }
+            let n = try SensorError.catching(try SystemCall.read(fd, into: &pending, from: filled, path: device.devicePath))
             if n == 0 { return }
             if n < 0 { continue }
             filled += n

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The calibration file: a small JSON file, by default
 /// `$XDG_CONFIG_HOME/nearplay/sensor-calibration.json` (or `~/.config/nearplay/…`).
@@ -10,9 +11,7 @@ public struct CalibrationStore: Sendable {
     }
 
     public static func defaultPath(environment: [String: String]) -> String {
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        return configHome + "/nearplay/sensor-calibration.json"
+        XDGDirectories(environment: environment).configDirectory + "/sensor-calibration.json"
     }
 
     /// The stored calibration; an empty one when the file does not exist yet.

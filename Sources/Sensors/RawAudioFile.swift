@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// A microphone fed from a file of headerless S16_LE mono audio, for tests and demos.
 public struct RawAudioFile: Sendable {
@@ -32,7 +33,7 @@ public struct RawAudioFile: Sendable {
     }
 
     private func read(stop: StopSignal, emit: ([LevelSample]) -> Void) throws(SensorError) {
-        let fd = try SystemCall.open(path, O_RDONLY)
+        let fd = try SensorError.catching(try SystemCall.open(path, O_RDONLY))
         defer { SystemCall.close(fd) }
         var meter = LevelMeter(sampleRate: sampleRate, windowSeconds: windowSeconds)
         var bytes = [UInt8](repeating: 0, count: meter.windowFrames * 2)
@@ -40,7 +41,7 @@ public struct RawAudioFile: Sendable {
         var total = 0
         let start = monotonicSeconds()
         while !stop.isRequested {
-            let n = try SystemCall.read(fd, into: &bytes, from: carried, path: path)
+            let n = try SensorError.catching(try SystemCall.read(fd, into: &bytes, from: carried, path: path))
             if n <= 0 { break }
             total += n
             let available = carried + n

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Sample streams saved as JSON Lines, as `nearplay sensors --json` writes them, for tests and
 /// demos:
@@ -84,12 +85,12 @@ public struct SampleFile: Sendable {
 extension Sysfs {
     /// A whole (possibly large) file.
     static func readWholeBytes(_ path: String) throws(SensorError) -> [UInt8] {
-        let fd = try SystemCall.open(path, O_RDONLY)
+        let fd = try SensorError.catching(try SystemCall.open(path, O_RDONLY))
         defer { SystemCall.close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = try SystemCall.read(fd, into: &chunk, path: path)
+            let n = try SensorError.catching(try SystemCall.read(fd, into: &chunk, path: path))
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }

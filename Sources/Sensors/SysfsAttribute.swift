@@ -1,15 +1,16 @@
 import Glibc
+import SystemSupport
 
 /// Reading and writing the small text files of sysfs. Every error names the file.
 enum Sysfs {
     /// The file's text without its trailing newline.
     static func readText(_ path: String) throws(SensorError) -> String {
-        let fd = try SystemCall.open(path, O_RDONLY)
+        let fd = try SensorError.catching(try SystemCall.open(path, O_RDONLY))
         defer { SystemCall.close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {
-            let n = try SystemCall.read(fd, into: &chunk, path: path)
+            let n = try SensorError.catching(try SystemCall.read(fd, into: &chunk, path: path))
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
@@ -24,9 +25,9 @@ enum Sysfs {
     }
 
     static func write(_ text: String, to path: String) throws(SensorError) {
-        let fd = try SystemCall.open(path, O_WRONLY | O_TRUNC)
+        let fd = try SensorError.catching(try SystemCall.open(path, O_WRONLY | O_TRUNC))
         defer { SystemCall.close(fd) }
-        try SystemCall.write(fd, Array(text.utf8), path: path)
+        try SensorError.catching(try SystemCall.write(fd, Array(text.utf8), path: path))
     }
 
     /// The names in a directory, sorted; empty when it cannot be read.

@@ -1,5 +1,6 @@
 import Foundation
 import Ranging
+import SystemSupport
 
 /// Ranging profiles per receiver, in a small JSON file, by default
 /// `$XDG_CONFIG_HOME/nearplay/ranging-profiles.json` (or `~/.config/nearplay/…`):

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Ranging
+import SystemSupport
 import Traces
 
 /// `nearplay beacon --location NAME`: a stationary device that marks a multiplayer location.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import SystemSupport
 
 /// The first handler of every lobby connection, on raw bytes: counts the connection against its
 /// address's share, gives the first request head ``ConnectionLimits/headTimeout`` to arrive (and
@@ -177,7 +178,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import SystemSupport
 
 /// Advertises through bluetoothd's LEAdvertisingManager1: the default ``Advertiser`` on Linux.
 ///
@@ -99,8 +100,7 @@ public struct BlueZAdvertiser: Advertiser {
                 }),
         ]
         if withInterval {
-            let milliseconds = UInt32(clamping: payload.interval.components.seconds * 1000
-                + payload.interval.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = UInt32(clamping: payload.interval.wholeMilliseconds)
             properties[BlueZ.Property.minInterval] = .uint32(milliseconds)
             properties[BlueZ.Property.maxInterval] = .uint32(milliseconds)
         }

@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import Synchronization
+import SystemSupport
 
 /// Counts of what the BlueZ scanner did about silent radios, for the agent's metrics.
 public final class ScanRecoveries: Sendable {

@@ -2,6 +2,7 @@ import BeaconFrames
 import Foundation
 import Glibc
 import Logging
+import SystemSupport
 
 /// Settings the raw HCI scanner and advertiser share.
 public struct HCIOptions: Sendable {
@@ -26,8 +27,8 @@ public struct HCIOptions: Sendable {
     /// and a private /tmp are not), else `$XDG_RUNTIME_DIR/nearplay`, else `/tmp/nearplay-$UID`
     /// (as the simulated air).
     public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty { return String(state) }
-        return (SimulatedAir.defaultSocketPath(environment: environment) as NSString).deletingLastPathComponent
+        let directories = XDGDirectories(environment: environment)
+        return directories.serviceStateDirectory ?? directories.runtimeDirectory
     }
 }
 

@@ -1,6 +1,7 @@
 import BeaconFrames
 import Foundation
 import Logging
+import SystemSupport
 
 /// Scans straight on a Bluetooth controller through a raw HCI socket, without bluetoothd: every
 /// advertisement the controller hears, with its RSSI.

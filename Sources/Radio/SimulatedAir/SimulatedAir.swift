@@ -1,5 +1,6 @@
 import BeaconFrames
 import Foundation
+import SystemSupport
 
 /// What the simulated air's hub and clients share: addresses, the default socket, names.
 public enum SimulatedAir {
@@ -24,10 +25,7 @@ public enum SimulatedAir {
 
     /// `$XDG_RUNTIME_DIR/nearplay/air.sock`, or `/tmp/nearplay-$UID/air.sock` without one.
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/nearplay/air.sock"
-        }
-        return "/tmp/nearplay-\(getuid())/air.sock"
+        XDGDirectories(environment: environment).runtimeDirectory + "/air.sock"
     }
 
     /// Longest device name, in UTF-8 bytes.

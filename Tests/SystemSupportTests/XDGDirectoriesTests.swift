@@ -1,8 +1,8 @@
 import Foundation
+import SystemSupport
 import Testing
-import Traces
 
-/// Nearplay's XDG folders, and the ranging profile file that lives in one.
+/// Nearplay's XDG folders.
 @Suite struct XDGDirectoriesTests {
     @Test func usesTheVariablesWhenSet() {
         let xdg = XDGDirectories(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s",
@@ -11,7 +11,6 @@ import Traces
         #expect(xdg.stateDirectory == "/s/nearplay")
         #expect(xdg.runtimeDirectory == "/run/user/1000/nearplay")
         #expect(xdg.serviceStateDirectory == "/var/lib/b", "systemd's first state folder")
-        #expect(RangingProfileStore(environment: ["XDG_CONFIG_HOME": "/c"]).path == "/c/nearplay/ranging-profiles.json")
     }
 
     @Test func fallsBackUnderHomeAndTmpWhenUnsetOrEmpty() {
@@ -24,6 +23,5 @@ import Traces
         }
         // An empty HOME counts as unset: the account's home folder, not the root.
         #expect(XDGDirectories(environment: ["HOME": ""]).configHome == NSHomeDirectory() + "/.config")
-        #expect(RangingProfileStore(environment: ["HOME": "/h"]).path == "/h/.config/nearplay/ranging-profiles.json")
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 /// A variable that is set but empty counts as unset, `$HOME` included (then the account's home
 /// folder is used). Nothing is created here.
 ///
-/// Self-contained (Foundation only), so it can move to a module of its own that every user
-/// depends on (the sensors' calibration file and the simulated air's socket resolve these too).
+/// The one place these rules are written: the agent, the ranging profiles, the sensors'
+/// calibration file, the simulated air's socket and the HCI backend's state folder all resolve
+/// their folders here.
 public struct XDGDirectories: Sendable, Hashable {
     /// `$XDG_CONFIG_HOME`, else `$HOME/.config`.
     public var configHome: String
