@@ -196,7 +196,8 @@ let package = Package(
             linkerSettings: deviceBinary
         ),
         // What the tests share.
-        .target(name: "BusTestSupport", dependencies: ["DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["TestSupport", "DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
         // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
         .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
         // Tests.
@@ -204,9 +205,9 @@ let package = Package(
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "BeaconFrames"]),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Ranging", "BeaconFrames"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames", "SystemSupport"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorSamples", "BeaconFrames", "SystemSupport", "TestSupport"]),
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
-        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors"]),
+        .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),

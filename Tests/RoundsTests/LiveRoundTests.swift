@@ -2,6 +2,7 @@ import Foundation
 import Minigames
 @testable import Rounds
 import Sensors
+import TestSupport
 import Testing
 
 /// Rounds on a live sensor: an accelerometer in a fake IIO sysfs tree, polled on the wall clock.

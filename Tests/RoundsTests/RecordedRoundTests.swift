@@ -2,6 +2,7 @@ import Foundation
 import Minigames
 import Rounds
 import Sensors
+import TestSupport
 import Testing
 
 /// Rounds whose every sensor is a file: read at once, on the files' own clock, and scored as

@@ -3,32 +3,13 @@ import Minigames
 import Rounds
 import Sensors
 import Synchronization
+import TestSupport
 
-/// A fresh folder under the system temp folder, removed when the value goes away.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "/nearplay-rounds-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Writes `text` to `name` (folders created) and returns its path.
-    @discardableResult
-    func write(_ text: String, to name: String) throws -> String {
-        let url = URL(fileURLWithPath: path + "/" + name)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
-        return url.path
-    }
-
+/// The rounds' fixtures in a test's temporary folder.
+extension TemporaryFolder {
     /// Writes headerless S16_LE audio to `name` and returns its path.
     func writeAudio(_ samples: [Int16], to name: String) throws -> String {
-        let url = URL(fileURLWithPath: path + "/" + name)
-        try samples.map(\.littleEndian).withUnsafeBytes { Data($0) }.write(to: url)
-        return url.path
+        try write(samples.map(\.littleEndian).withUnsafeBytes { Array($0) }, to: name)
     }
 
     /// Writes accelerometer samples as `nearplay sensors --json` does and returns the path.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import struct BeaconFrames.SplitMix64
 import Testing
 @testable import Sensors
@@ -37,7 +38,7 @@ struct AttributeFuzzTests {
     }
 
     @Test func readsAvailableListsAndRanges() throws {
-        let directory = TemporaryDirectory("attr")
+        let directory = try TemporaryFolder("attr")
         try directory.write("12.5 25 50\n", to: "list")
         try directory.write("[0.5 0.1 10]\n", to: "range")
         try directory.write("12.5 fast\n", to: "bad")

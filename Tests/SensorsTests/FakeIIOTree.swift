@@ -1,15 +1,17 @@
 import Foundation
 @testable import Sensors
+import TestSupport
 
 /// A fake `/sys/bus/iio/devices` in a temporary folder, with device nodes (FIFOs) in a `dev`
 /// folder beside it.
 struct FakeIIOTree {
-    let directory = TemporaryDirectory("iio")
+    let directory: TemporaryFolder
     var root: String { directory.path + "/sys" }
     var deviceDirectory: String { directory.path + "/dev" }
     var tree: IIODeviceTree { IIODeviceTree(root: root, deviceDirectory: deviceDirectory) }
 
     init() throws {
+        directory = try TemporaryFolder("iio")
         try FileManager.default.createDirectory(atPath: directory.path + "/sys", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory.path + "/dev", withIntermediateDirectories: true)
     }
@@ -53,7 +55,7 @@ struct FakeIIOTree {
     }
 
     func write(_ relative: String, _ text: String) throws {
-        try directory.write(text + "\n", to: "sys/" + relative)
+        try directory.write(text + "\n", to: "sys/" + relative, atomically: true)
     }
 
     func read(_ relative: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Sensors
 
@@ -41,7 +42,7 @@ struct LevelMeterTests {
 
 struct RawAudioFileTests {
     @Test func readsLevelsFromHeaderlessAudio() throws {
-        let directory = TemporaryDirectory("raw")
+        let directory = try TemporaryFolder("raw")
         try directory.write(sineBytes(frequency: 500, amplitude: 3276.8, seconds: 0.5), to: "tone.raw")
         let levels = try RawAudioFile(path: directory.path + "/tone.raw").allLevels()
         #expect(levels.count == 10)
@@ -49,7 +50,7 @@ struct RawAudioFileTests {
     }
 
     @Test func refusesAnOddNumberOfBytes() throws {
-        let directory = TemporaryDirectory("raw")
+        let directory = try TemporaryFolder("raw")
         try directory.write([0, 0, 1], to: "odd.raw")
         #expect(throws: SensorError.malformedAudioFile(path: directory.path + "/odd.raw", byteOffset: 2, reason: "3 bytes is not a whole number of 16-bit samples")) {
             try RawAudioFile(path: directory.path + "/odd.raw").allLevels()
@@ -57,7 +58,7 @@ struct RawAudioFileTests {
     }
 
     @Test func streamsTheSameLevels() async throws {
-        let directory = TemporaryDirectory("raw")
+        let directory = try TemporaryFolder("raw")
         try directory.write(sineBytes(frequency: 500, amplitude: 1000, seconds: 0.3), to: "tone.raw")
         let file = RawAudioFile(path: directory.path + "/tone.raw")
         var streamed: [LevelSample] = []
@@ -69,7 +70,7 @@ struct RawAudioFileTests {
 
 struct SampleFileTests {
     @Test func readsEachSensorsLines() throws {
-        let directory = TemporaryDirectory("jsonl")
+        let directory = try TemporaryFolder("jsonl")
         try directory.write("""
         {"sensor":"accel","t":0.01,"x":0.5,"y":-0.25,"z":9.75}
 
@@ -82,7 +83,7 @@ struct SampleFileTests {
     }
 
     @Test func namesTheLineOfABadSample() throws {
-        let directory = TemporaryDirectory("jsonl")
+        let directory = try TemporaryFolder("jsonl")
         try directory.write("{\"t\":0,\"x\":1,\"y\":2,\"z\":3}\n{\"t\":1,\"x\":1,\"y\":2}\n", to: "bad.jsonl")
         #expect(throws: SensorError.malformedRecording(path: directory.path + "/bad.jsonl", line: 2, reason: "not a accel sample (missing \"z\")")) {
             try SampleFile(path: directory.path + "/bad.jsonl").accelerations()
@@ -97,7 +98,7 @@ struct CalibrationStoreTests {
     }
 
     @Test func savesAndLoadsTheCalibration() throws {
-        let directory = TemporaryDirectory("calibration")
+        let directory = try TemporaryFolder("calibration")
         let store = CalibrationStore(path: directory.path + "/deep/calibration.json")
         #expect(try store.load() == SensorCalibration())
         let calibration = SensorCalibration(
@@ -110,7 +111,7 @@ struct CalibrationStoreTests {
     }
 
     @Test func aDamagedFileIsAnErrorNamingIt() throws {
-        let directory = TemporaryDirectory("calibration")
+        let directory = try TemporaryFolder("calibration")
         try directory.write("{\"microphone\": 3}", to: "c.json")
         let error = try #require(throws: SensorError.self) { try CalibrationStore(path: directory.path + "/c.json").load() }
         #expect(error.description.contains(directory.path + "/c.json"))

@@ -22,11 +22,24 @@ public final class TemporaryFolder: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     /// Writes `text` to `name` inside the folder (folders on the way created) and returns its path.
+    /// `atomically` writes a new file and renames it over the old one, so a reader running at
+    /// the same time (a fake sysfs attribute changed under a sensor) never sees it half written.
     @discardableResult
-    public func write(_ text: String, to name: String) throws -> String {
+    public func write(_ text: String, to name: String, atomically: Bool = false) throws -> String {
+        try write(Array(text.utf8), to: name, atomically: atomically)
+    }
+
+    /// Writes `bytes` to `name` inside the folder (folders on the way created) and returns its path.
+    @discardableResult
+    public func write(_ bytes: [UInt8], to name: String, atomically: Bool = false) throws -> String {
         let url = URL(fileURLWithPath: path + "/" + name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
+        try Data(bytes).write(to: url, options: atomically ? .atomic : [])
         return url.path
+    }
+
+    /// The text of `name` inside the folder.
+    public func read(_ name: String) throws -> String {
+        try String(contentsOfFile: path + "/" + name, encoding: .utf8)
     }
 }
