@@ -126,7 +126,8 @@ public final class Agent: Sendable {
     /// Who the token belongs to and which beacon identity the lobby gave them; remembered in the
     /// store so an agent started while the lobby is away still advertises.
     static func whoAmI(lobby: LobbyClient, store: AgentStore, username: String, logger: Logger) async throws(AgentError) -> PlayerIdentity {
-        var delay = 0.25
+        // 0.25 s doubling: five waits, the last 4 s, before an agent that never ran gives up.
+        var backoff = Backoff()
         for attempt in 1...6 {
             do {
                 let me = try await lobby.me()
@@ -148,8 +149,8 @@ public final class Agent: Sendable {
                 if attempt == 6 {
                     throw AgentError("Cannot reach the lobby at \(lobby.baseURL) (\(error)), and this agent has never run before: check the address and that the lobby is up.", code: "lobbyUnreachable")
                 }
-                try? await Task.sleep(for: .seconds(delay))
-                delay *= 2
+                try? await Task.sleep(for: backoff.delay)
+                backoff.advance()
             }
         }
         throw AgentError("Cannot reach the lobby at \(lobby.baseURL).", code: "lobbyUnreachable")
