@@ -1,3 +1,4 @@
+import BeaconFrames
 import BeaconKeys
 import Foundation
 import GRDB
@@ -99,7 +100,7 @@ for (name, offset) in [("resolve: the identity of now", Int64(0)), ("resolve: th
         let viewer = people.randomElement(using: &random)!, target = people.randomElement(using: &random)!
         let (major, minor) = RotatingIdentity.player(target.secret, period: period.index(at: Date()) + offset)
         let start = ContinuousClock.now
-        if let profile = try? await store.resolve(viewer: viewer.id, uuid: uuid, major: major, minor: minor), !profile.username.isEmpty { found += 1 }
+        if let profile = try? await store.resolve(viewer: viewer.id, beacon: BeaconIdentity(uuid: uuid, major: major, minor: minor)!), !profile.username.isEmpty { found += 1 }
         times.append(seconds(ContinuousClock.now - start))
     }
     percentiles(name, times)
@@ -112,7 +113,7 @@ for _ in 0..<(lookups / 10) {
     let sightings = (0..<10).map { _ in
         let target = people.randomElement(using: &random)!
         let (major, minor) = RotatingIdentity.player(target.secret, period: period.index(at: Date()))
-        return EncounterSighting(uuid: uuid, major: major, minor: minor, distance: 2, at: Date())
+        return EncounterReport(BeaconIdentity(uuid: uuid, major: major, minor: minor)!, distance: 2, at: Date())
     }
     let start = ContinuousClock.now
     _ = try await store.recordEncounters(reporter: reporter.id, sightings)

@@ -21,14 +21,14 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    public var code: String
+    public var code: Code
     public var message: String
     /// Players left out of a group invitation, when the error is that nobody could be invited.
     public var excluded: [ExcludedInvitee]
     /// Whole seconds until a `throttled` request may be made again.
     public var retryAfter: Int?
 
-    public init(_ kind: Kind, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
+    public init(_ kind: Kind, _ code: Code, _ message: String, excluded: [ExcludedInvitee] = []) {
         self.kind = kind
         self.code = code
         self.message = message
@@ -37,22 +37,22 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
-    static func throttled(_ code: String, _ message: String, retryAfter seconds: Double) -> LobbyError {
+    static func throttled(_ code: Code, _ message: String, retryAfter seconds: Double) -> LobbyError {
         var error = LobbyError(.throttled, code, message)
         error.retryAfter = max(1, Int(seconds.rounded(.up)))
         return error
     }
 
     static func invalid(_ field: String, _ message: String) -> LobbyError {
-        LobbyError(.invalidInput, "invalidField", "\(field): \(message)")
+        LobbyError(.invalidInput, .invalidField, "\(field): \(message)")
     }
 
     static func playerNotFound(_ username: String) -> LobbyError {
-        LobbyError(.notFound, "playerNotFound", "No player is called \(username).")
+        LobbyError(.notFound, .playerNotFound, "No player is called \(username).")
     }
 
     static func gameNotFound(_ id: Int64) -> LobbyError {
-        LobbyError(.notFound, "gameNotFound", "There is no game or invitation \(id).")
+        LobbyError(.notFound, .gameNotFound, "There is no game or invitation \(id).")
     }
 
     static func invalidKey(_ key: String) -> LobbyError {
@@ -60,8 +60,8 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
     }
 
     static let badCredentials = LobbyError(
-        .unauthenticated, "invalidCredentials", "Wrong username or password.")
+        .unauthenticated, .invalidCredentials, "Wrong username or password.")
     static let badToken = LobbyError(
-        .unauthenticated, "invalidToken",
+        .unauthenticated, .invalidToken,
         "The session token is missing, unknown or expired: log in again with POST /v1/sessions.")
 }

@@ -32,7 +32,7 @@ extension LobbyStore {
                 try db.execute("SELECT pg_advisory_xact_lock(?)", PostgresDatabaseKeys.key("username-skeleton:" + skeleton))
             }
             if try db.fetchValue(Int.self, "SELECT COUNT(*) FROM player WHERE \(db.caseless("username"))", username) ?? 0 > 0 {
-                throw LobbyError(.conflict, "usernameTaken", "The username \(username) is taken: choose another one.")
+                throw LobbyError(.conflict, .usernameTaken, "The username \(username) is taken: choose another one.")
             }
             // One that looks like a player's (aIice beside alice), or like a player's deleted
             // within the reservation, would pass for that player.
@@ -40,13 +40,13 @@ extension LobbyStore {
             if try db.fetchValue(Bool.self, """
                 SELECT EXISTS (SELECT 1 FROM player WHERE usernameSkeleton = ? AND (deletedAt IS NULL OR deletedAt > ?))
                 """, skeleton, reservedSince) ?? false {
-                throw LobbyError(.conflict, "usernameTaken",
+                throw LobbyError(.conflict, .usernameTaken,
                                  "The username \(username) is taken or looks like one that is (I, l and 1 or O and 0 read alike): choose another one.")
             }
             // E-mail addresses are not unique: refusing a taken one would tell anyone whether an
             // address has an account here. Players sign in with their username.
             guard let identity = try Self.freeBeaconIdentity(db) else {
-                throw LobbyError(.conflict, "beaconsExhausted", "Every beacon identity of this deployment is taken.")
+                throw LobbyError(.conflict, .beaconsExhausted, "Every beacon identity of this deployment is taken.")
             }
             var record = PlayerRecord(
                 id: nil, username: username, firstName: firstName, lastName: lastName, email: email,
@@ -169,7 +169,7 @@ extension LobbyStore {
         let password = try Validation.password(new)
         let stored = try await read { db, _ in try self.livePlayer(db, id: playerId).passwordHash }
         guard let stored, try await offload({ Bcrypt.verify(current, hash: stored) }) else {
-            throw LobbyError(.forbidden, "wrongCurrentPassword",
+            throw LobbyError(.forbidden, .wrongCurrentPassword,
                              "currentPassword is not your password: send the one you sign in with now.")
         }
         let cost = configuration.bcryptCost
@@ -196,11 +196,11 @@ extension LobbyStore {
     /// no larger than the configured maximum.
     public func setPhoto(_ playerId: Int64, bytes: Data) async throws -> Player {
         guard bytes.count <= configuration.maximumPhotoBytes else {
-            throw LobbyError(.invalidInput, "photoTooLarge",
+            throw LobbyError(.invalidInput, .photoTooLarge,
                 "The photo is \(bytes.count) bytes; the limit is \(configuration.maximumPhotoBytes) bytes.")
         }
         guard let kind = ImageKind(sniffing: bytes) else {
-            throw LobbyError(.invalidInput, "notAnImage",
+            throw LobbyError(.invalidInput, .notAnImage,
                 "The photo is neither a JPEG nor a PNG file (its first bytes are \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " "))).")
         }
         return try await write { context in
@@ -228,7 +228,7 @@ extension LobbyStore {
             guard try target.id! == viewer || self.hasMet(db, viewer, target.id!),
                   let photo = try PhotoRecord.fetchOne(db, "SELECT * FROM photo WHERE playerId = ?", target.id!)
             else {
-                throw LobbyError(.notFound, "photoNotFound", "\(username) has no photo.")
+                throw LobbyError(.notFound, .photoNotFound, "\(username) has no photo.")
             }
             return (photo.contentType, photo.bytes)
         }

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import GRDB  // for the GRDB callers' overloads at the bottom only
 import LobbyDatabase
@@ -13,16 +14,16 @@ extension LobbyStore {
     /// one of the viewer's ``LobbyConfiguration/identityGuessesPerHour``; with none left, only
     /// players the viewer already met are answered, the rest refused with 429. Resolutions are
     /// limited to ``LobbyConfiguration/resolutionsPerMinute``.
-    public func resolve(viewer: Int64, uuid: UUID, major: Int, minor: Int) async throws -> PublicProfile {
+    public func resolve(viewer: Int64, beacon: BeaconIdentity) async throws -> PublicProfile {
         let deployment = configuration.deploymentUUID
         let now = clock.now()
         if let wait = fairPlay.admitResolution(viewer, at: now) {
-            throw LobbyError.throttled("tooManyResolutions",
+            throw LobbyError.throttled(.tooManyResolutions,
                 "You looked up \(configuration.resolutionsPerMinute) beacon identities in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
                 retryAfter: wait)
         }
         let found: PublicProfile? = try await read { db, now in
-            guard uuid == deployment else { return nil }
+            guard let (uuid, major, minor) = beacon.iBeaconFields, uuid == deployment else { return nil }
             // Players on the air whom the viewer does not block (nor they the viewer); when two
             // players' identities collide in this period, the one the viewer met before, if only
             // one was.
@@ -36,8 +37,8 @@ extension LobbyStore {
             guard let target = candidates.first else { return nil }
             guard candidates.count == 1 else {
                 let left = self.configuration.rotationPeriod.end(of: self.configuration.rotationPeriod.index(at: now)).timeIntervalSince(now)
-                throw LobbyError(.conflict, "ambiguousIdentity",
-                    "Two players near you advertise \(uuid.uuidString)/\(major)/\(minor) in this period; both identities change in \(Int(left.rounded(.up))) s: ask again then.")
+                throw LobbyError(.conflict, .ambiguousIdentity,
+                    "Two players near you advertise \(beacon) in this period; both identities change in \(Int(left.rounded(.up))) s: ask again then.")
             }
             if !self.fairPlay.hasGuesses(viewer, at: now), try !self.hasMet(db, viewer, target) {
                 throw self.guessesSpent(viewer, at: now)
@@ -47,12 +48,12 @@ extension LobbyStore {
         }
         if let found { return found }
         guard fairPlay.spendGuess(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
-        throw LobbyError(.notFound, "beaconNotFound", "No player advertises \(uuid.uuidString)/\(major)/\(minor).")
+        throw LobbyError(.notFound, .beaconNotFound, "No player advertises \(beacon).")
     }
 
     func guessesSpent(_ player: Int64, at now: Date) -> LobbyError {
         let wait = fairPlay.guessWait(player, at: now)
-        return LobbyError.throttled("tooManyUnknownIdentities",
+        return LobbyError.throttled(.tooManyUnknownIdentities,
             "You named \(configuration.identityGuessesPerHour) beacon identities in the last hour that no player near you advertises, the most allowed: wait \(Int(wait.rounded(.up))) s. An agent hears few such identities; check that it scans with the lobby's deployment UUID.",
             retryAfter: wait)
     }
@@ -103,18 +104,13 @@ extension LobbyStore {
     /// With a `key` (the agent's outbox sends one with every report), a report repeating an earlier
     /// one of this reporter with the same key records nothing and is answered with the first
     /// receipt, for ``LobbyConfiguration/requestKeyLifetime``.
-    public func recordEncounters(reporter: Int64, _ sightings: [EncounterSighting], key: String? = nil) async throws -> EncounterReceipt {
+    public func recordEncounters(reporter: Int64, _ sightings: [EncounterReport], key: String? = nil) async throws -> EncounterReceipt {
         if let key, !(1...128).contains(key.count) { throw LobbyError.invalidKey(key) }
         guard sightings.count <= Self.maximumSightingsPerReport else {
             throw LobbyError.invalid("sightings", "at most \(Self.maximumSightingsPerReport) per report, got \(sightings.count).")
         }
+        // Majors and minors are in range by type (``EncounterReport`` refuses others as it decodes).
         for (index, sighting) in sightings.enumerated() {
-            guard (0...65535).contains(sighting.major) else {
-                throw LobbyError.invalid("sightings[\(index)].major", "must be 0…65535, got \(sighting.major).")
-            }
-            guard (0...65535).contains(sighting.minor) else {
-                throw LobbyError.invalid("sightings[\(index)].minor", "must be 0…65535, got \(sighting.minor).")
-            }
             if let distance = sighting.distance, !(distance.isFinite && distance >= 0) {
                 throw LobbyError.invalid("sightings[\(index)].distance", "must be a distance in metres, 0 or more.")
             }
@@ -122,7 +118,7 @@ extension LobbyStore {
         }
         let deployment = configuration.deploymentUUID
         if let wait = fairPlay.admitReport(reporter, at: clock.now()) {
-            throw LobbyError.throttled("tooManyReports",
+            throw LobbyError.throttled(.tooManyReports,
                 "You sent \(configuration.encounterReportsPerMinute) encounter reports in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
                 retryAfter: wait)
         }
@@ -143,26 +139,27 @@ extension LobbyStore {
             var guessing = self.fairPlay.hasGuesses(reporter, at: context.now)
             // One peerReading per player seen and report (its newest reading), however many
             // sightings of that player the report carries.
-            var readings: [Int64: EncounterSighting] = [:]
+            var readings: [Int64: EncounterReport] = [:]
             var refused: [SightingRefusal] = []
             for (index, sighting) in sightings.enumerated() {
-                if sighting.uuid == self.locationUUID || (sighting.uuid == deployment && sighting.major == LocationBeacon.major) {
+                guard let (uuid, major, minor) = sighting.beacon.iBeaconFields else { continue }
+                if uuid == self.locationUUID || (uuid == deployment && major == LocationBeacon.major) {
                     switch try self.recordLocationSighting(&context, reporter: reporter, sighting) {
                     case .location:
                         recorded += 1
                     case .refused(let reason):
-                        refused.append(SightingRefusal(index: index, reason: reason.rawValue))
+                        refused.append(SightingRefusal(index: index, reason: reason))
                         self.presenceRefusals[reason.rawValue]?.increment()
                     case .unknown:
                         if guessing { guessing = self.fairPlay.spendGuess(reporter, at: context.now) }
                     }
                     continue
                 }
-                guard sighting.uuid == deployment else { continue }
+                guard uuid == deployment else { continue }
                 let at = min(sighting.at, context.now)
                 // A player on the air; when two players' identities collide in the period, the
                 // one the reporter met before, if only one was; otherwise neither is recorded.
-                var candidates = try self.players(db, major: sighting.major, minor: sighting.minor, heardAt: at, now: context.now)
+                var candidates = try self.players(db, major: major, minor: minor, heardAt: at, now: context.now)
                     .filter { self.isOnAir($0.id, activeAt: $0.activeAt, at: at) }.map(\.id)
                 if candidates.count > 1 {
                     let met = try candidates.filter { try self.hasMet(db, reporter, $0) }
@@ -229,9 +226,9 @@ extension LobbyStore {
     func statistics(_ db: any SQLSession, playerId: Int64, now: Date) throws -> PlayerStats {
         let since = now.addingTimeInterval(-configuration.statisticsSpan).unixTime
         let counts = try db.fetchOne("""
-            SELECT COUNT(*), COALESCE(SUM(CASE WHEN outcome = 'win' THEN 1 ELSE 0 END), 0),
-                COALESCE(SUM(CASE WHEN outcome = 'loss' THEN 1 ELSE 0 END), 0),
-                COALESCE(SUM(CASE WHEN outcome = 'draw' THEN 1 ELSE 0 END), 0), COALESCE(SUM(roundsWon), 0)
+            SELECT COUNT(*), COALESCE(SUM(CASE WHEN outcome = \(GameOutcome.win.sqlLiteral) THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN outcome = \(GameOutcome.loss.sqlLiteral) THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN outcome = \(GameOutcome.draw.sqlLiteral) THEN 1 ELSE 0 END), 0), COALESCE(SUM(roundsWon), 0)
             FROM result WHERE playerId = ? AND at >= ?
             """, playerId, since)
         let best = try db.fetchValue(Int.self, """

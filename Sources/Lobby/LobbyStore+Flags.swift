@@ -104,7 +104,7 @@ extension LobbyStore {
             let reasons = try db.fetchAll("SELECT reason FROM playerFlag WHERE playerId = ? AND clearedAt IS NULL ORDER BY id", id)
                 .map { try $0.get(0, as: String.self) }.compactMap(PlayerFlagReason.init(rawValue:))
             guard !reasons.isEmpty else {
-                throw LobbyError(.notFound, "notFlagged", "\(username) is not flagged: `nearplay lobby flags list` shows who is.")
+                throw LobbyError(.notFound, .notFlagged, "\(username) is not flagged: `nearplay lobby flags list` shows who is.")
             }
             let through = try db.fetchValue(Int64.self, "SELECT MAX(id) FROM scoreEvidence WHERE playerId = ?", id) ?? 0
             try db.execute("UPDATE playerFlag SET clearedAt = ?, clearedBy = ?, clearedThrough = ? WHERE playerId = ? AND clearedAt IS NULL",

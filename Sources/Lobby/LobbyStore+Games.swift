@@ -11,7 +11,7 @@ extension LobbyStore {
     public func games(_ playerId: Int64) async throws -> [LobbyGame] {
         try await read { db, _ in
             let ids = try db.fetchAll("""
-                SELECT gameId FROM membership WHERE playerId = ? AND response = 'accepted' ORDER BY gameId DESC LIMIT 100
+                SELECT gameId FROM membership WHERE playerId = ? AND response = \(InvitationResponse.accepted.sqlLiteral) ORDER BY gameId DESC LIMIT 100
                 """, playerId).map { try $0.get(0, as: Int64.self) }
             return try ids.map { try self.gameView(db, gameId: $0) }
         }
@@ -37,7 +37,7 @@ extension LobbyStore {
         let ids = Array(Set(gameIds)).sorted()
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         let players = try db.fetchAll("""
-            SELECT DISTINCT playerId FROM membership WHERE gameId IN (\(marks)) AND response = 'accepted'
+            SELECT DISTINCT playerId FROM membership WHERE gameId IN (\(marks)) AND response = \(InvitationResponse.accepted.sqlLiteral)
             """, ids.map(\.sqlValue)).map { try $0.get(0, as: Int64.self) }
         try db.lock("player", ids: players)
         try db.lock("game", ids: ids)
@@ -49,7 +49,7 @@ extension LobbyStore {
         let db = context.db
         guard let game = try Query.game(db, id: gameId), game.state == .open else { return }
         let participants = try db.fetchAll("""
-            SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY playerId
+            SELECT playerId FROM membership WHERE gameId = ? AND response = \(InvitationResponse.accepted.sqlLiteral) ORDER BY playerId
             """, gameId).map { try $0.get(0, as: Int64.self) }
         let rounds = try Query.rounds(db, game: gameId)
         let scores = try Query.scores(db, game: gameId)
@@ -71,7 +71,7 @@ extension LobbyStore {
         let winner = GameEvaluation.winner(rounds: roundScores)
         // Only the transaction that moves the game on from open finishes and rewards it: the
         // locks make that the only one, and the condition keeps it so regardless.
-        let finished = try db.execute("UPDATE game SET state = 'finished', finishedAt = ?, winnerId = ? WHERE id = ? AND state = 'open'",
+        let finished = try db.execute("UPDATE game SET state = \(GameState.finished.sqlLiteral), finishedAt = ?, winnerId = ? WHERE id = ? AND state = \(GameState.open.sqlLiteral)",
                                       context.now.unixTime, winner, gameId)
         guard finished == 1 else { return }
         for player in participants {
@@ -131,7 +131,7 @@ extension LobbyStore {
         let db = context.db
         let running = """
             SELECT m.gameId, m.role, g.state FROM membership m JOIN game g ON g.id = m.gameId
-            WHERE m.playerId = ? AND g.state IN ('pending', 'open') AND m.response IN ('pending', 'accepted')
+            WHERE m.playerId = ? AND g.state IN \([GameState.pending, GameState.open].sqlList) AND m.response IN \([InvitationResponse.pending, InvitationResponse.accepted].sqlList)
             ORDER BY m.gameId
             """
         if db.dialect == .postgres {
@@ -146,16 +146,16 @@ extension LobbyStore {
             let state = try row.get(2, as: String.self)
             if state == GameState.pending.rawValue {
                 if role == MembershipRecord.Role.inviter.rawValue {
-                    try db.execute("UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
+                    try db.execute("UPDATE game SET state = \(GameState.cancelled.sqlLiteral), finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
                     try db.execute("""
-                        UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
+                        UPDATE membership SET response = \(InvitationResponse.expired.sqlLiteral), respondedAt = ? WHERE gameId = ? AND response = \(InvitationResponse.pending.sqlLiteral)
                         """, context.now.unixTime, gameId)
                     let others = try db.fetchAll("SELECT playerId FROM membership WHERE gameId = ? AND playerId <> ? ORDER BY playerId",
                                                  gameId, playerId).map { try $0.get(0, as: Int64.self) }
                     for other in others { try context.record(.gameCancelled, for: other, EventData(game: gameId)) }
                 } else {
                     try db.execute("""
-                        UPDATE membership SET response = 'declined', respondedAt = ? WHERE gameId = ? AND playerId = ?
+                        UPDATE membership SET response = \(InvitationResponse.declined.sqlLiteral), respondedAt = ? WHERE gameId = ? AND playerId = ?
                         """, context.now.unixTime, gameId, playerId)
                     try settle(&context, gameId: gameId)
                 }
@@ -196,7 +196,7 @@ extension LobbyStore {
             guard let name = deck.popLast(),
                   let minigame = MinigameCatalog.game(named: name)
             else {
-                throw LobbyError(.conflict, "noMinigames", "The lobby has no minigame enabled; its configuration is broken.")
+                throw LobbyError(.conflict, .noMinigames, "The lobby has no minigame enabled; its configuration is broken.")
             }
             var generator: any RandomNumberGenerator = system
             drawn.append((minigame, minigame.plan(using: &generator)))
@@ -207,7 +207,7 @@ extension LobbyStore {
     func gameView(_ db: any SQLSession, gameId: Int64) throws -> LobbyGame {
         guard let game = try Query.game(db, id: gameId) else { throw LobbyError.gameNotFound(gameId) }
         let participants = try db.fetchAll("""
-            SELECT playerId FROM membership WHERE gameId = ? AND response = 'accepted' ORDER BY role = 'invitee', playerId
+            SELECT playerId FROM membership WHERE gameId = ? AND response = \(InvitationResponse.accepted.sqlLiteral) ORDER BY role = \(MembershipRecord.Role.invitee.sqlLiteral), playerId
             """, gameId).map { try $0.get(0, as: Int64.self) }
         let names = try names(db, participants + [game.inviterId])
         let scores = try Query.scores(db, game: gameId)

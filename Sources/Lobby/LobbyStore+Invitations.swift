@@ -42,7 +42,7 @@ extension LobbyStore {
             }
             let openGames = try self.openGameCount(db, playerId: inviter)
             guard openGames < configuration.maximumOpenGames else {
-                throw LobbyError(.conflict, "openGameLimitReached",
+                throw LobbyError(.conflict, .openGameLimitReached,
                     "You already take part in \(openGames) open games, the maximum: finish one before inviting again.")
             }
             // A new account is held to stricter rules (``exclusionReason``): the time before which
@@ -59,7 +59,7 @@ extension LobbyStore {
             }
             guard !invitees.isEmpty else {
                 let reasons = excluded.map { "\($0.username) (\($0.reason.rawValue))" }.joined(separator: ", ")
-                throw LobbyError(.conflict, "nobodyInvitable", "Nobody could be invited: \(reasons).", excluded: excluded)
+                throw LobbyError(.conflict, .nobodyInvitable, "Nobody could be invited: \(reasons).", excluded: excluded)
             }
             var game = GameRecord(
                 id: nil, inviterId: inviter, state: .pending, createdAt: context.now,
@@ -106,7 +106,7 @@ extension LobbyStore {
             try self.expireInvitations(&context)
             let ids = try context.db.fetchAll("""
                 SELECT g.id FROM membership m JOIN game g ON g.id = m.gameId
-                WHERE m.playerId = ? AND g.state = 'pending' ORDER BY g.id
+                WHERE m.playerId = ? AND g.state = \(GameState.pending.sqlLiteral) ORDER BY g.id
                 """, playerId).map { try $0.get(0, as: Int64.self) }
             return try ids.map { try self.invitationView(context.db, gameId: $0) }
         }
@@ -121,7 +121,7 @@ extension LobbyStore {
     func expireInvitations(_ context: inout WriteContext) throws {
         let db = context.db
         let expired = try db.fetchAll("""
-            SELECT id FROM game WHERE state = 'pending' AND expiresAt <= ? ORDER BY expiresAt, id
+            SELECT id FROM game WHERE state = \(GameState.pending.sqlLiteral) AND expiresAt <= ? ORDER BY expiresAt, id
             """, context.now.unixTime).map { try $0.get(0, as: Int64.self) }
         for gameId in expired {
             // Every request expires what is due first, so several may find this game at once:
@@ -129,10 +129,10 @@ extension LobbyStore {
             try db.lock("game", ids: [gameId])
             guard try Query.game(db, id: gameId)?.state == .pending else { continue }
             let unanswered = try db.fetchAll("""
-                SELECT playerId FROM membership WHERE gameId = ? AND response = 'pending' ORDER BY playerId
+                SELECT playerId FROM membership WHERE gameId = ? AND response = \(InvitationResponse.pending.sqlLiteral) ORDER BY playerId
                 """, gameId).map { try $0.get(0, as: Int64.self) }
             try db.execute("""
-                UPDATE membership SET response = 'expired', respondedAt = ? WHERE gameId = ? AND response = 'pending'
+                UPDATE membership SET response = \(InvitationResponse.expired.sqlLiteral), respondedAt = ? WHERE gameId = ? AND response = \(InvitationResponse.pending.sqlLiteral)
                 """, context.now.unixTime, gameId)
             for player in unanswered { try context.record(.invitationExpired, for: player, EventData(game: gameId)) }
             try settle(&context, gameId: gameId)
@@ -157,18 +157,18 @@ extension LobbyStore {
                 throw LobbyError.gameNotFound(id)
             }
             guard membership.role == .invitee else {
-                throw LobbyError(.forbidden, "notInvited", "You sent invitation \(id): only the players invited answer it.")
+                throw LobbyError(.forbidden, .notInvited, "You sent invitation \(id): only the players invited answer it.")
             }
             // The same answer again (a retry whose first answer was lost) is answered, not refused.
             if membership.response == response { return try self.invitationView(db, gameId: id) }
             guard membership.response == .pending, game.state == .pending else {
                 let why = membership.response == .expired ? "expired" : "was already answered"
-                throw LobbyError(.conflict, "invitationClosed", "The invitation to game \(id) \(why).")
+                throw LobbyError(.conflict, .invitationClosed, "The invitation to game \(id) \(why).")
             }
             if response == .accepted {
                 let openGames = try self.openGameCount(db, playerId: invitee)
                 guard openGames < maximumOpenGames else {
-                    throw LobbyError(.conflict, "openGameLimitReached",
+                    throw LobbyError(.conflict, .openGameLimitReached,
                         "You already take part in \(openGames) open games, the maximum: finish one before accepting.")
                 }
             }
@@ -190,7 +190,7 @@ extension LobbyStore {
         guard !members.contains(where: { $0.response == .pending }) else { return }
         let participants = members.filter { $0.response == .accepted }.map { $0.playerId }
         if participants.count >= 2 {
-            try db.execute("UPDATE game SET state = 'open', openedAt = ? WHERE id = ?", context.now.unixTime, gameId)
+            try db.execute("UPDATE game SET state = \(GameState.open.sqlLiteral), openedAt = ? WHERE id = ?", context.now.unixTime, gameId)
             let ordered = [game.inviterId].filter(participants.contains) + participants.filter { $0 != game.inviterId }
             let names = try names(db, ordered)
             let rounds = try Query.rounds(db, game: gameId).map {
@@ -199,7 +199,7 @@ extension LobbyStore {
             let started = EventData(game: gameId, participants: ordered.map { names[$0] ?? "" }, rounds: rounds)
             for player in participants { try context.record(.gameStarted, for: player, started) }
         } else {
-            try db.execute("UPDATE game SET state = 'cancelled', finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
+            try db.execute("UPDATE game SET state = \(GameState.cancelled.sqlLiteral), finishedAt = ? WHERE id = ?", context.now.unixTime, gameId)
             for member in members where member.response != .declined {
                 try context.record(.gameCancelled, for: member.playerId, EventData(game: gameId))
             }
@@ -210,7 +210,7 @@ extension LobbyStore {
     func openGameCount(_ db: any SQLSession, playerId: Int64) throws -> Int {
         try db.fetchValue(Int.self, """
             SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId
-            WHERE m.playerId = ? AND m.response = 'accepted' AND g.state IN ('pending', 'open')
+            WHERE m.playerId = ? AND m.response = \(InvitationResponse.accepted.sqlLiteral) AND g.state IN \([GameState.pending, GameState.open].sqlList)
             """, playerId) ?? 0
     }
 
@@ -246,7 +246,7 @@ extension LobbyStore {
         }
         let declinedRecently = try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM game g JOIN membership m ON m.gameId = g.id
-                WHERE g.inviterId = ? AND m.playerId = ? AND m.response = 'declined' AND m.respondedAt > ?)
+                WHERE g.inviterId = ? AND m.playerId = ? AND m.response = \(InvitationResponse.declined.sqlLiteral) AND m.respondedAt > ?)
             """, inviter, targetId, context.now.addingTimeInterval(-configuration.declineCooldown).unixTime) ?? false
         if declinedRecently { return .declinedRecently }
         // Slots are counted per pair (one pending or open game, above) and the invitee's
@@ -255,7 +255,7 @@ extension LobbyStore {
         if let newSince {
             let openInvitations = try db.fetchValue(Int.self, """
                 SELECT COUNT(*) FROM membership m JOIN game g ON g.id = m.gameId JOIN player p ON p.id = g.inviterId
-                WHERE m.playerId = ? AND m.response = 'pending' AND g.state = 'pending' AND p.createdAt > ?
+                WHERE m.playerId = ? AND m.response = \(InvitationResponse.pending.sqlLiteral) AND g.state = \(GameState.pending.sqlLiteral) AND p.createdAt > ?
                 """, targetId, newSince) ?? 0
             if openInvitations >= configuration.maximumOpenInvitations { return .invitationLimitReached }
         }
@@ -268,8 +268,8 @@ extension LobbyStore {
     func shareAGame(_ db: any SQLSession, _ a: Int64, _ b: Int64) throws -> Bool {
         try db.fetchValue(Bool.self, """
             SELECT EXISTS (SELECT 1 FROM membership a JOIN membership b ON b.gameId = a.gameId JOIN game g ON g.id = a.gameId
-                WHERE a.playerId = ? AND b.playerId = ? AND a.response IN ('pending', 'accepted')
-                AND b.response IN ('pending', 'accepted') AND g.state IN ('pending', 'open'))
+                WHERE a.playerId = ? AND b.playerId = ? AND a.response IN \([InvitationResponse.pending, InvitationResponse.accepted].sqlList)
+                AND b.response IN \([InvitationResponse.pending, InvitationResponse.accepted].sqlList) AND g.state IN \([GameState.pending, GameState.open].sqlList))
             """, a, b) ?? false
     }
 

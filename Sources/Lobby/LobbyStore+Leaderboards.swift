@@ -31,7 +31,7 @@ public enum BoardKind: Sendable, Equatable {
                 if parts[0] == "location" { self = .location(id); return }
                 if parts[0] == "tournament" { self = .tournament(id); return }
             }
-            throw LobbyError(.notFound, "boardNotFound",
+            throw LobbyError(.notFound, .boardNotFound,
                 "There is no board \"\(text.prefix(40))\": ask for day, week, month, all, league, location:ID or tournament:ID.")
         }
     }
@@ -86,12 +86,12 @@ extension LobbyStore {
                 return try self.leagueBoard(db, viewer: viewer, week: LocalCalendar.week(ofDay: day), offset: offset, limit: limit)
             case .location(let id):
                 guard try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM location WHERE id = ?)", id) == true else {
-                    throw LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
+                    throw LobbyError(.notFound, .locationNotFound, "There is no location \(id).")
                 }
                 return try self.leaderboard(db, Self.locationBoard(id), viewer: viewer, name: kind.name, offset: offset, limit: limit)
             case .tournament(let id):
                 guard try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE id = ?)", id) == true else {
-                    throw LobbyError(.notFound, "tournamentNotFound", "There is no tournament \(id).")
+                    throw LobbyError(.notFound, .tournamentNotFound, "There is no tournament \(id).")
                 }
                 let entries = TableRanking(
                     table: "tournamentEntry",

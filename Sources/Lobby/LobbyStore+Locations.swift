@@ -20,7 +20,7 @@ extension LobbyStore {
             // per day and the re-use of its own names are decided on what the last one committed.
             try db.lock("player", ids: [ownerId])
             _ = try self.livePlayer(db, id: ownerId)
-            let taken = LobbyError(.conflict, "locationNameTaken", "Another player registered a location called \(name): choose another name.")
+            let taken = LobbyError(.conflict, .locationNameTaken, "Another player registered a location called \(name): choose another name.")
             if let existing = try db.fetchOne("SELECT id, ownerId FROM location WHERE \(db.caseless("name"))", name) {
                 guard try existing.get(1, as: Int64.self) == ownerId else { throw taken }
                 let id = try existing.get(0, as: Int64.self)
@@ -36,12 +36,12 @@ extension LobbyStore {
             let recent = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?",
                                            ownerId, context.now.addingTimeInterval(-86400).unixTime) ?? 0
             guard recent < self.configuration.locationsPerDay else {
-                throw LobbyError(.conflict, "locationLimitReached",
+                throw LobbyError(.conflict, .locationLimitReached,
                                  "You registered \(recent) locations in the last 24 hours, the most one account may: register the next one tomorrow.")
             }
             let count = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM location") ?? 0
             guard count < LocationBeacon.maximumLocations else {
-                throw LobbyError(.conflict, "locationsExhausted", "This deployment has \(count) locations, as many as beacon identities allow.")
+                throw LobbyError(.conflict, .locationsExhausted, "This deployment has \(count) locations, as many as beacon identities allow.")
             }
             let secret = BeaconSecret.random()
             // No row back when another player registered the name meanwhile (on PostgreSQL, in a
@@ -95,12 +95,12 @@ extension LobbyStore {
         }
     }
 
-    /// Records that `reporter` saw the location advertising `sighting` (``location(_:now:)``
-    /// says which location, if the sighting proves presence at all). Called for each sighting
+    /// Records that `reporter` saw the location advertising `report`'s identity (``location(_:now:)``
+    /// says which location, if the report proves presence at all). Called for each sighting
     /// of a location in an encounter report.
-    func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ sighting: EncounterSighting) throws -> LocationMatch {
-        let at = min(sighting.at, context.now)
-        let match = location(sighting, now: context.now)
+    func recordLocationSighting(_ context: inout WriteContext, reporter: Int64, _ report: EncounterReport) throws -> LocationMatch {
+        let at = min(report.at, context.now)
+        let match = location(report, now: context.now)
         guard case .location(let id) = match else { return match }
         // Only a beacon on the air could have been heard: its device told the lobby so within the
         // encounter window before the sighting (``markOnAir(_:location:)``).
@@ -111,7 +111,7 @@ extension LobbyStore {
             INSERT INTO locationSighting (playerId, locationId, lastSeenAt, distance) VALUES (?, ?, ?, ?)
             ON CONFLICT (playerId, locationId) DO UPDATE SET lastSeenAt = excluded.lastSeenAt,
                 distance = excluded.distance WHERE excluded.lastSeenAt >= locationSighting.lastSeenAt
-            """, reporter, id, at.unixTime, sighting.distance)
+            """, reporter, id, at.unixTime, report.distance)
         return match
     }
 
@@ -152,11 +152,11 @@ extension LobbyStore {
         }
         let owner = try row.get(2, as: Int64.self)
         let tournaments = try db.fetchAll("""
-            SELECT id FROM tournament WHERE locationId = ? AND state = 'open' AND endsAt > ? ORDER BY endsAt, id
+            SELECT id FROM tournament WHERE locationId = ? AND state = \(TournamentState.open.sqlLiteral) AND endsAt > ? ORDER BY endsAt, id
             """, id, now.unixTime).map { try $0.get(0, as: Int64.self) }
         return Location(
             id: id, name: try row.get(1, as: String.self), owner: try names(db, [owner])[owner] ?? "",
-            beacon: PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id)),
+            beacon: LocationBeacon.staticIdentity(id, deployment: configuration.deploymentUUID),
             timeZone: try row.get(3, as: String.self), createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
             tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile)
     }
@@ -170,6 +170,6 @@ public struct LocationReceipt: Sendable {
 
 extension LobbyError {
     static func locationNotFound(_ id: Int64) -> LobbyError {
-        LobbyError(.notFound, "locationNotFound", "There is no location \(id).")
+        LobbyError(.notFound, .locationNotFound, "There is no location \(id).")
     }
 }

@@ -10,7 +10,7 @@ extension LobbyStore {
             let db = context.db
             let target = try self.livePlayer(db, username: username)
             guard target.id != blocker else {
-                throw LobbyError(.invalidInput, "cannotBlockYourself", "You cannot block yourself.")
+                throw LobbyError(.invalidInput, .cannotBlockYourself, "You cannot block yourself.")
             }
             try self.lockPair(db, blocker, target, username: username)
             if try self.hasBlocked(db, blocker: target.id!, blocked: blocker),

@@ -1,10 +1,11 @@
+import BeaconFrames
 import BeaconKeys
 import Foundation
 import GRDB
 import LobbyDatabase
 
 /// Why a location's sighting proved no presence (`nearplay_lobby_presence_refused_total`).
-enum PresenceRefusal: String, CaseIterable {
+public enum PresenceRefusal: String, CaseIterable, Codable, Sendable {
     /// The identity belongs to a period that ended longer ago than
     /// ``LobbyConfiguration/presenceReportWindow``: recorded earlier and played back, or held
     /// too long before it was sent.
@@ -74,12 +75,12 @@ extension LobbyStore {
     }
 
     /// The identity a player advertises now: its rotating one, or (no secret yet) its static one.
-    func currentBeacon(_ record: PlayerRecord, at now: Date) -> PlayerBeacon {
+    func currentBeacon(_ record: PlayerRecord, at now: Date) -> BeaconIdentity {
         if let data = record.beaconSecret, let secret = BeaconSecret(bytes: Array(data)) {
             let (major, minor) = RotatingIdentity.player(secret, period: configuration.rotationPeriod.index(at: now))
-            return PlayerBeacon(uuid: configuration.deploymentUUID, major: major, minor: minor)
+            return BeaconIdentity(uuid: configuration.deploymentUUID, major: UInt16(major), minor: UInt16(minor))
         }
-        return PlayerBeacon(uuid: configuration.deploymentUUID, major: record.beaconMajor, minor: record.beaconMinor)
+        return BeaconIdentity(uuid: configuration.deploymentUUID, major: UInt16(record.beaconMajor), minor: UInt16(record.beaconMinor))
     }
 
     /// The undeleted players that advertised `major`/`minor` (under the deployment UUID) around
@@ -105,15 +106,16 @@ extension LobbyStore {
     /// ``LobbyConfiguration/presenceReportWindow``), heard within that window; or, while they
     /// resolve, a static one. An identity of an earlier period is refused, and so is a sighting
     /// heard too long ago: a recording advertised again later proves nothing.
-    func location(_ sighting: EncounterSighting, now: Date) -> LocationMatch {
+    func location(_ report: EncounterReport, now: Date) -> LocationMatch {
         let window = configuration.presenceReportWindow
-        if sighting.uuid == configuration.deploymentUUID, sighting.major == LocationBeacon.major {
-            return staticIdentitiesResolve(at: now) ? .location(Int64(sighting.minor)) : .unknown
+        guard let (uuid, major, minor) = report.beacon.iBeaconFields else { return .unknown }
+        if uuid == configuration.deploymentUUID, major == LocationBeacon.major {
+            return staticIdentitiesResolve(at: now) ? .location(Int64(minor)) : .unknown
         }
-        guard sighting.uuid == locationUUID else { return .unknown }
+        guard uuid == locationUUID else { return .unknown }
         let period = configuration.rotationPeriod
         let current = period.index(at: now)
-        let found = identities.owners(.location, major: sighting.major, minor: sighting.minor, in: (current - 2)...(current + 1), now: now)
+        let found = identities.owners(.location, major: major, minor: minor, in: (current - 2)...(current + 1), now: now)
         guard !found.isEmpty else { return .unknown }
         let live = found.filter { match in
             now >= period.start(of: match.period).addingTimeInterval(-window)
@@ -122,44 +124,43 @@ extension LobbyStore {
         guard let match = live.first, live.count == 1 else {
             return live.isEmpty ? .refused(.expiredIdentity) : .unknown
         }
-        guard now.timeIntervalSince(sighting.at) <= window else { return .refused(.lateReport) }
+        guard now.timeIntervalSince(report.at) <= window else { return .refused(.lateReport) }
         return .location(match.id)
     }
 
-    /// The location a player's agent heard advertising `uuid`/`major`/`minor` now, for
+    /// The location a player's agent heard advertising `beacon` now, for
     /// `GET /v1/locations/resolve`: a rotating identity of the running period (or one within
     /// the presence window of it), or a static one while they resolve. Each identity that leads
     /// to no location spends one of the viewer's guesses, as resolving players' does.
-    public func resolveLocation(viewer: Int64, uuid: UUID, major: Int, minor: Int) async throws -> Location {
+    public func resolveLocation(viewer: Int64, beacon: BeaconIdentity) async throws -> Location {
         let now = clock.now()
         if let wait = fairPlay.admitResolution(viewer, at: now) {
-            throw LobbyError.throttled("tooManyResolutions",
+            throw LobbyError.throttled(.tooManyResolutions,
                 "You looked up \(configuration.resolutionsPerMinute) beacon identities in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
                 retryAfter: wait)
         }
         guard fairPlay.hasGuesses(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
-        let sighting = EncounterSighting(uuid: uuid, major: major, minor: minor, distance: nil, at: now)
-        if case .location(let id) = location(sighting, now: now),
+        if case .location(let id) = location(EncounterReport(beacon, distance: nil, at: now), now: now),
            let found = try? await read({ db, now in try self.locationView(db, id: id, now: now) }) {
             return found
         }
         _ = fairPlay.spendGuess(viewer, at: now)
-        throw LobbyError(.notFound, "beaconNotFound", "No location advertises \(uuid.uuidString)/\(major)/\(minor) now.")
+        throw LobbyError(.notFound, .beaconNotFound, "No location advertises \(beacon) now.")
     }
 }
 
 extension LobbyStore {
     /// The identity location `id` advertises at `now`: its rotating one, or (no secret yet) its
     /// static one; nil for an unknown location.
-    func currentLocationBeacon(_ id: Int64, at now: Date) async throws -> PlayerBeacon? {
+    func currentLocationBeacon(_ id: Int64, at now: Date) async throws -> BeaconIdentity? {
         let data: Data?? = try await read { db, _ in
             try db.fetchOne("SELECT beaconSecret FROM location WHERE id = ?", id).map { try $0.get(0, as: Data?.self) }
         }
         guard let data else { return nil }
         if let data, let secret = BeaconSecret(bytes: Array(data)) {
             let (major, minor) = RotatingIdentity.location(secret, period: configuration.rotationPeriod.index(at: now))
-            return PlayerBeacon(uuid: locationUUID, major: major, minor: minor)
+            return BeaconIdentity(uuid: locationUUID, major: UInt16(major), minor: UInt16(minor))
         }
-        return PlayerBeacon(uuid: configuration.deploymentUUID, major: LocationBeacon.major, minor: Int(id))
+        return LocationBeacon.staticIdentity(id, deployment: configuration.deploymentUUID)
     }
 }

@@ -75,11 +75,11 @@ extension LobbyStore {
             throw LobbyError.gameNotFound(id)
         }
         guard membership.response == .accepted else {
-            throw LobbyError(.forbidden, "notYourGame", "You did not accept game \(id), so you cannot score in it.")
+            throw LobbyError(.forbidden, .notYourGame, "You did not accept game \(id), so you cannot score in it.")
         }
         if let existing = try Query.score(db, game: id, round: n, player: playerId) {
             guard existing.key == key, existing.score == score else {
-                throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                throw LobbyError(.conflict, .scoreAlreadySubmitted,
                     "You already submitted a score for round \(n) of game \(id); a round is played once.")
             }
             var game = try gameView(db, gameId: id)
@@ -87,10 +87,10 @@ extension LobbyStore {
             return .repeated(ScoreReceipt(game: game, created: false))
         }
         guard game.state == .open else {
-            throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
+            throw LobbyError(.conflict, .gameNotOpen, "Game \(id) is \(game.state.rawValue), not open: scores are taken only while it is played.")
         }
         guard var round = try Query.round(db, game: id, n: n) else {
-            throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
+            throw LobbyError(.notFound, .roundNotFound, "Game \(id) has no round \(n).")
         }
         // The signal the plan does not show, and when this player had it revealed.
         round.signalTime = round.signalDelay
@@ -115,7 +115,7 @@ extension LobbyStore {
         let round = terms.round, calibration = terms.calibration
         try checkRevealed(claimed, terms: terms, of: what)
         guard recording.game == round.minigame else {
-            throw LobbyError(.refused, "scoreRefused",
+            throw LobbyError(.refused, .scoreRefused,
                 "The recording is of \(recording.game.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
         }
         var verified = recording
@@ -128,7 +128,7 @@ extension LobbyStore {
         } catch {
             let reason = String(describing: error)
             logger.info("Score refused in round \(round.n) of \(what): \(reason)")
-            throw LobbyError(.refused, "scoreRefused", reason)
+            throw LobbyError(.refused, .scoreRefused, reason)
         }
         try checkReaction(score, terms: terms, of: what)
         return VerifiedScore(recording: verified, score: score.score, unfingerprinted: SensorFingerprint.missing(in: verified))
@@ -175,7 +175,7 @@ extension LobbyStore {
         do {
             try CalibrationBounds.restingDevice.check(calibration)
         } catch {
-            throw LobbyError(.refused, "calibrationRefused", String(describing: error))
+            throw LobbyError(.refused, .calibrationRefused, String(describing: error))
         }
         let json = String(decoding: try Self.recordingEncoder.encode(calibration), as: UTF8.self)
         let limit = configuration.calibrationChangesPerDay
@@ -191,7 +191,7 @@ extension LobbyStore {
                 .map { try $0.get(0, as: Double.self) }
             if changes.count >= limit, let oldest = changes.first {
                 let next = Date(timeIntervalSince1970: oldest + 24 * 3600)
-                throw LobbyError(.conflict, "calibrationChangeLimit", """
+                throw LobbyError(.conflict, .calibrationChangeLimit, """
                     You changed your calibration \(changes.count) times in the last 24 hours, the most allowed: keep the one stored \
                     and try again after \(next.formatted(Date.ISO8601FormatStyle())).
                     """)
@@ -209,7 +209,7 @@ extension LobbyStore {
     public func calibration(_ playerId: Int64) async throws -> SensorCalibration {
         let stored = try await read { db, _ in try self.storedCalibration(db, playerId: playerId) }
         guard let stored else {
-            throw LobbyError(.notFound, "calibrationNotFound",
+            throw LobbyError(.notFound, .calibrationNotFound,
                 "No calibration is stored for your device: measure one with `nearplay calibrate sensors` and send it with PUT /v1/players/me/calibration.")
         }
         return stored
@@ -242,7 +242,7 @@ extension LobbyStore {
         try await write { context in
             try context.db.execute("DELETE FROM event WHERE at < ?", context.now.addingTimeInterval(-retention).unixTime)
             try context.db.execute("DELETE FROM event WHERE kind = ? AND at < ?",
-                                   LobbyEvent.Kind.peerReading.rawValue, context.now.addingTimeInterval(-readings).unixTime)
+                                   LobbyEvent.Kind.peerReading, context.now.addingTimeInterval(-readings).unixTime)
         }
     }
 }

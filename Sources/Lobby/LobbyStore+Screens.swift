@@ -59,7 +59,7 @@ extension LobbyStore {
             let present = try db.fetchAll("""
                 SELECT p.username, EXISTS (
                     SELECT 1 FROM tournamentScore r JOIN tournament t ON t.id = r.tournamentId
-                    WHERE r.playerId = s.playerId AND t.locationId = s.locationId AND t.state = 'open'
+                    WHERE r.playerId = s.playerId AND t.locationId = s.locationId AND t.state = \(TournamentState.open.sqlLiteral)
                         AND r.submittedAt >= ?)
                 FROM locationSighting s JOIN player p ON p.id = s.playerId
                 WHERE s.locationId = ? AND s.lastSeenAt >= ? AND p.deletedAt IS NULL
@@ -69,7 +69,7 @@ extension LobbyStore {
                 if try row.get(1, as: Bool.self), let username = try row.get(0, as: String?.self) { named.append(username) } else { others += 1 }
             }
             let tournaments = try db.fetchAll(
-                "SELECT id FROM tournament WHERE locationId = ? AND state = 'open' ORDER BY endsAt, id", id
+                "SELECT id FROM tournament WHERE locationId = ? AND state = \(TournamentState.open.sqlLiteral) ORDER BY endsAt, id", id
             ).map { row in
                 let summary = try self.tournamentSummary(db, id: try row.get(0, as: Int64.self))
                 return LocationScreen.Tournament(
@@ -85,7 +85,7 @@ extension LobbyStore {
                 JOIN tournamentScore s ON s.tournamentId = t.id
                 JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
                 JOIN player p ON p.id = s.playerId
-                WHERE t.locationId = ? AND t.state = 'open' AND s.score IS NOT NULL AND s.submittedAt IS NOT NULL
+                WHERE t.locationId = ? AND t.state = \(TournamentState.open.sqlLiteral) AND s.score IS NOT NULL AND s.submittedAt IS NOT NULL
                     AND p.deletedAt IS NULL
                 ORDER BY s.submittedAt DESC, s.tournamentId DESC, s.playerId, s.n DESC
                 LIMIT ?

@@ -38,10 +38,10 @@ extension LobbyStore {
             guard let game = try Query.game(db, id: id),
                   let membership = try Query.membership(db, game: id, player: playerId) else { throw LobbyError.gameNotFound(id) }
             guard membership.response == .accepted else {
-                throw LobbyError(.forbidden, "notYourGame", "You did not accept game \(id), so you cannot play its rounds.")
+                throw LobbyError(.forbidden, .notYourGame, "You did not accept game \(id), so you cannot play its rounds.")
             }
             guard let round = try db.fetchOne("SELECT minigame, signalDelay FROM round WHERE gameId = ? AND n = ?", id, n) else {
-                throw LobbyError(.notFound, "roundNotFound", "Game \(id) has no round \(n).")
+                throw LobbyError(.notFound, .roundNotFound, "Game \(id) has no round \(n).")
             }
             guard let delay = try round.get(1, as: Double?.self) else {
                 throw LobbyError.noSignal(round: n, minigame: try round.get(0, as: String.self), of: "game \(id)")
@@ -51,7 +51,7 @@ extension LobbyStore {
                 return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: at))
             }
             guard game.state == .open else {
-                throw LobbyError(.conflict, "gameNotOpen", "Game \(id) is \(game.state.rawValue), not open: its rounds are played only while it is.")
+                throw LobbyError(.conflict, .gameNotOpen, "Game \(id) is \(game.state.rawValue), not open: its rounds are played only while it is.")
             }
             try db.execute("INSERT INTO signalReveal (gameId, n, playerId, revealedAt) VALUES (?, ?, ?, ?)",
                            id, n, playerId, context.now.unixTime)
@@ -75,7 +75,7 @@ extension LobbyStore {
                 JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
                 WHERE s.tournamentId = ? AND s.playerId = ? AND s.n = ?
                 """, id, playerId, n) else {
-                throw LobbyError(.forbidden, "notEntered", "You have not joined tournament \(id), or it has no round \(n): join it before playing its rounds.")
+                throw LobbyError(.forbidden, .notEntered, "You have not joined tournament \(id), or it has no round \(n): join it before playing its rounds.")
             }
             guard let delay = try row.get(1, as: Double?.self) else {
                 throw LobbyError.noSignal(round: n, minigame: try row.get(0, as: String.self), of: "tournament \(id)")
@@ -97,7 +97,7 @@ extension LobbyStore {
     func checkRevealed(_ claimed: Int, terms: VerificationTerms, of what: String) throws {
         guard terms.round.minigame == Quickdraw().name, claimed > 0, terms.round.signalTime != nil, terms.revealedAt == nil else { return }
         logger.info("Score refused in round \(terms.round.n) of \(what): the signal was never revealed")
-        throw LobbyError(.refused, "signalNotRevealed", """
+        throw LobbyError(.refused, .signalNotRevealed, """
             Round \(terms.round.n) of \(what) is a quickdraw whose signal you never asked for: its time is revealed when \
             the round starts (POST …/rounds/\(terms.round.n)/signal), and a reaction counts only to a signal revealed.
             """)
@@ -116,7 +116,7 @@ extension LobbyStore {
         guard elapsed >= reaction - Self.reactionClockTolerance else {
             let shown = (max(elapsed, -99) * 1000).rounded() / 1000
             logger.info("Score refused in round \(terms.round.n) of \(what): a reaction of \(reaction) s reported \(shown) s after the signal")
-            throw LobbyError(.refused, "reactionBeforeSignal", """
+            throw LobbyError(.refused, .reactionBeforeSignal, """
                 The recording reacts \(reaction) s after the signal, but on the lobby's clock the signal came only \(shown) s \
                 before this score: play the round to its end on the signal revealed, then send the score.
                 """)
@@ -126,6 +126,6 @@ extension LobbyStore {
 
 extension LobbyError {
     static func noSignal(round n: Int, minigame: String, of what: String) -> LobbyError {
-        LobbyError(.conflict, "noSignal", "Round \(n) of \(what) is \(minigame), which has no signal: play it on its plan.")
+        LobbyError(.conflict, .noSignal, "Round \(n) of \(what) is \(minigame), which has no signal: play it on its plan.")
     }
 }

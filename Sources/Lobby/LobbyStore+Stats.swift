@@ -146,7 +146,7 @@ extension LobbyStore {
     func statisticsTarget(_ db: any SQLSession, viewer: Int64, username: String, now: Date) throws -> PlayerRecord {
         let target = try visiblePlayer(db, viewer: viewer, username: username)
         guard try canInteract(db, viewer: viewer, with: target.id!, now: now) else {
-            throw LobbyError(.forbidden, "notNearby",
+            throw LobbyError(.forbidden, .notNearby,
                 "You can see the statistics only of players you currently see or have unlocked; \(username) is neither.")
         }
         return target

@@ -41,7 +41,7 @@ extension LobbyStore {
     /// answers never show a tournament running past its end.
     func settleTournamentsIfDue() async throws {
         let due = try await read { db, now in
-            try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE state = 'open' AND endsAt <= ?)", now.unixTime) ?? false
+            try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM tournament WHERE state = \(TournamentState.open.sqlLiteral) AND endsAt <= ?)", now.unixTime) ?? false
         }
         if due { try await settleTournaments() }
     }
@@ -54,7 +54,7 @@ extension LobbyStore {
                 throw LobbyError.locationNotFound(id)
             }
             let ids = try db.fetchAll("""
-                SELECT id FROM tournament WHERE locationId = ? ORDER BY state = 'closed', endsAt DESC, id DESC LIMIT 50
+                SELECT id FROM tournament WHERE locationId = ? ORDER BY state = \(TournamentState.closed.sqlLiteral), endsAt DESC, id DESC LIMIT 50
                 """, id).map { try $0.get(0, as: Int64.self) }
             return try ids.map { try self.tournamentSummary(db, id: $0) }
         }
@@ -108,7 +108,7 @@ extension LobbyStore {
             guard try tournament.get(1, as: String.self) == TournamentState.open.rawValue else { throw LobbyError.tournamentClosed(id) }
             let locationName = try tournament.get(2, as: String.self)
             guard try self.isNear(db, playerId: playerId, locationId: tournament.get(0, as: Int64.self), now: context.now) else {
-                throw LobbyError(.forbidden, "notNearLocation", """
+                throw LobbyError(.forbidden, .notNearLocation, """
                     You are not at \(locationName): join its tournaments there, once your agent has seen its beacon \
                     (within the last \(Int(self.configuration.encounterWindow / 60)) minutes).
                     """)
@@ -129,7 +129,7 @@ extension LobbyStore {
         try await read { db, _ in
             guard try self.entryExists(db, tournamentId: id, playerId: playerId) else {
                 _ = try self.tournamentSummary(db, id: id)
-                throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id): join it first.")
+                throw LobbyError(.notFound, .entryNotFound, "You have not joined tournament \(id): join it first.")
             }
             return try self.entryView(db, tournamentId: id, playerId: playerId)
         }
@@ -169,7 +169,7 @@ extension LobbyStore {
                 WHERE tournamentId = ? AND playerId = ? AND n = ? AND score IS NULL
                 """, verified.score, key, context.now.unixTime, json, id, playerId, n)
             guard stored == 1 else {
-                throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                throw LobbyError(.conflict, .scoreAlreadySubmitted,
                     "You already submitted a score for round \(n) of tournament \(id); a round is played once.")
             }
             try db.execute("""
@@ -200,13 +200,13 @@ extension LobbyStore {
             WHERE s.tournamentId = ? AND s.playerId = ? AND s.n = ?
             """, id, playerId, n) else {
             if try entryExists(db, tournamentId: id, playerId: playerId) {
-                throw LobbyError(.notFound, "roundNotFound", "Tournament \(id) has no round \(n).")
+                throw LobbyError(.notFound, .roundNotFound, "Tournament \(id) has no round \(n).")
             }
-            throw LobbyError(.forbidden, "notEntered", "You have not joined tournament \(id): join it before playing its rounds.")
+            throw LobbyError(.forbidden, .notEntered, "You have not joined tournament \(id): join it before playing its rounds.")
         }
         if let existing = try row.get(3, as: Int?.self) {
             guard try row.get(4, as: String?.self) == key, existing == score else {
-                throw LobbyError(.conflict, "scoreAlreadySubmitted",
+                throw LobbyError(.conflict, .scoreAlreadySubmitted,
                     "You already submitted a score for round \(n) of tournament \(id); a round is played once.")
             }
             return .repeated(try entryView(db, tournamentId: id, playerId: playerId))
@@ -234,7 +234,7 @@ extension LobbyStore {
             // No row back when the window's tournament exists (or another instance is creating
             // it: PostgreSQL waits for that one's commit, then does nothing).
             guard let id = try db.fetchValue(Int64.self, """
-                INSERT INTO tournament (locationId, period, startsAt, endsAt, state) VALUES (?, ?, ?, ?, 'open')
+                INSERT INTO tournament (locationId, period, startsAt, endsAt, state) VALUES (?, ?, ?, ?, \(TournamentState.open.sqlLiteral))
                 ON CONFLICT (locationId, period, startsAt) DO NOTHING RETURNING id
                 """, locationId, period.rawValue, window.start.unixTime, window.end.unixTime)
             else { continue }
@@ -250,7 +250,7 @@ extension LobbyStore {
     /// Closes every open tournament whose window has ended; answers how each ended.
     private func closeDueTournaments(_ context: inout WriteContext) throws -> [TournamentOutcome] {
         let due = try context.db.fetchAll("""
-            SELECT id, locationId FROM tournament WHERE state = 'open' AND endsAt <= ? ORDER BY endsAt, id
+            SELECT id, locationId FROM tournament WHERE state = \(TournamentState.open.sqlLiteral) AND endsAt <= ? ORDER BY endsAt, id
             """, context.now.unixTime)
         var closed: [TournamentOutcome] = []
         for row in due {
@@ -286,7 +286,7 @@ extension LobbyStore {
             ranked.append(TournamentOutcome.Placing(player: player, rank: rank))
             if winner == nil, try row.get(2, as: Int.self) > 0 { winner = player }
         }
-        let closing = try db.execute("UPDATE tournament SET state = 'closed', closedAt = ?, winnerId = ? WHERE id = ? AND state = 'open'",
+        let closing = try db.execute("UPDATE tournament SET state = \(TournamentState.closed.sqlLiteral), closedAt = ?, winnerId = ? WHERE id = ? AND state = \(TournamentState.open.sqlLiteral)",
                                      context.now.unixTime, winner, id)
         guard closing == 1 else { return nil }
         for entry in ranked {
@@ -356,7 +356,7 @@ extension LobbyStore {
         guard let entry = try db.fetchOne("""
             SELECT e.joinedAt, e.total, t.endsAt FROM tournamentEntry e JOIN tournament t ON t.id = e.tournamentId
             WHERE e.tournamentId = ? AND e.playerId = ?
-            """, id, playerId) else { throw LobbyError(.notFound, "entryNotFound", "You have not joined tournament \(id).") }
+            """, id, playerId) else { throw LobbyError(.notFound, .entryNotFound, "You have not joined tournament \(id).") }
         let rounds = try db.fetchAll("""
             SELECT s.n, r.minigame, r.duration, s.signalTime, s.score FROM tournamentScore s
             JOIN tournamentRound r ON r.tournamentId = s.tournamentId AND r.n = s.n
@@ -404,10 +404,10 @@ public struct TournamentOutcome: Sendable, Equatable {
 
 extension LobbyError {
     static func tournamentNotFound(_ id: Int64) -> LobbyError {
-        LobbyError(.notFound, "tournamentNotFound", "There is no tournament \(id).")
+        LobbyError(.notFound, .tournamentNotFound, "There is no tournament \(id).")
     }
 
     static func tournamentClosed(_ id: Int64) -> LobbyError {
-        LobbyError(.conflict, "tournamentClosed", "Tournament \(id) has closed: join one that is running (`nearplay tournaments`).")
+        LobbyError(.conflict, .tournamentClosed, "Tournament \(id) has closed: join one that is running (`nearplay tournaments`).")
     }
 }

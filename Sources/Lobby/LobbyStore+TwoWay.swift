@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import LobbyDatabase
 
@@ -7,10 +8,10 @@ import LobbyDatabase
 /// agent can combine both directions of the pair (see `TwoWayRanging`).
 extension LobbyStore {
     /// Readings are optional, but `rssi` and `measuredPower` come together and in range.
-    static func validateReading(_ sighting: EncounterSighting, index: Int) throws {
-        switch (sighting.rssi, sighting.measuredPower) {
+    static func validateReading(_ report: EncounterReport, index: Int) throws {
+        switch (report.rssi, report.measuredPower) {
         case (nil, nil):
-            if sighting.rssiVariance != nil {
+            if report.rssiVariance != nil {
                 throw LobbyError.invalid("sightings[\(index)].rssiVariance", "comes only with rssi and measuredPower.")
             }
             return
@@ -18,10 +19,10 @@ extension LobbyStore {
             guard rssi.isFinite, (-130...20).contains(rssi) else {
                 throw LobbyError.invalid("sightings[\(index)].rssi", "must be dBm between -130 and 20, got \(rssi).")
             }
-            guard power.isFinite, (-128...127).contains(power) else {
-                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -128 and 127 (an iBeacon measured power), got \(power).")
+            guard power.dBm.isFinite, MeasuredPower.frameRange.contains(power.dBm) else {
+                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -128 and 127 (an iBeacon measured power), got \(power.dBm).")
             }
-            if let variance = sighting.rssiVariance, !(variance.isFinite && variance >= 0) {
+            if let variance = report.rssiVariance, !(variance.isFinite && variance >= 0) {
                 throw LobbyError.invalid("sightings[\(index)].rssiVariance", "must be dB² (0 or more), got \(variance).")
             }
         case (nil, _):
@@ -31,13 +32,13 @@ extension LobbyStore {
         }
     }
 
-    /// Sends the reading a sighting carries to the player seen, unless one has blocked the other.
-    func deliverReading(_ context: inout WriteContext, reporter: Int64, seen: Int64, _ sighting: EncounterSighting) throws {
-        guard let rssi = sighting.rssi, let power = sighting.measuredPower,
+    /// Sends the reading a report carries to the player seen, unless one has blocked the other.
+    func deliverReading(_ context: inout WriteContext, reporter: Int64, seen: Int64, _ report: EncounterReport) throws {
+        guard let rssi = report.rssi, let power = report.measuredPower,
               !(try isBlocked(context.db, reporter, seen)),
               let username = try context.db.fetchValue(String.self, "SELECT username FROM player WHERE id = ?", reporter)
         else { return }
         try context.record(.peerReading, for: seen,
-                           EventData(player: username, rssi: rssi, measuredPower: power, rssiVariance: sighting.rssiVariance))
+                           EventData(player: username, rssi: rssi, measuredPower: power, rssiVariance: report.rssiVariance))
     }
 }

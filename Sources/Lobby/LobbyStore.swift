@@ -273,7 +273,7 @@ struct WriteContext {
             let (playerId, kind, data) = events[index]
             let payload = String(decoding: JSONWriter.encode(data), as: UTF8.self)
             guard let cursor = try db.fetchValue(Int64.self, "INSERT INTO event (playerId, at, kind, payload) VALUES (?, ?, ?, ?) RETURNING id",
-                                                 playerId, now.unixTime, kind.rawValue, payload) else {
+                                                 playerId, now.unixTime, kind, payload) else {
                 throw SQLError.connection("the database stored an event without answering its id")
             }
             stored.append((playerId, LobbyEvent(cursor: cursor, at: now, kind: kind, data: data)))

@@ -6,7 +6,7 @@ import Lobby
 /// become one here, and only here.
 struct APIError: Error, HTTPResponseError {
     var status: HTTPResponse.Status
-    var code: String
+    var code: LobbyError.Code
     var message: String
     var excluded: [ExcludedInvitee] = []
     /// Seconds for a `Retry-After` header (429 answers).
@@ -14,7 +14,7 @@ struct APIError: Error, HTTPResponseError {
     /// The methods for an `Allow` header (405 answers).
     var allow: [String] = []
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, excluded: [ExcludedInvitee] = []) {
+    init(_ status: HTTPResponse.Status, _ code: LobbyError.Code, _ message: String, excluded: [ExcludedInvitee] = []) {
         self.status = status
         self.code = code
         self.message = message
@@ -43,26 +43,26 @@ struct APIError: Error, HTTPResponseError {
         }
         switch error {
         case .typeMismatch(let type, let context):
-            self.init(.badRequest, "wrongType", "\(path(context)): expected \(Self.jsonName(type)).")
+            self.init(.badRequest, .wrongType, "\(path(context)): expected \(Self.jsonName(type)).")
         case .valueNotFound(let type, let context):
-            self.init(.badRequest, "missingValue", "\(path(context)): expected \(Self.jsonName(type)), got null.")
+            self.init(.badRequest, .missingValue, "\(path(context)): expected \(Self.jsonName(type)), got null.")
         case .keyNotFound(let key, let context):
             let parent = path(context)
-            self.init(.badRequest, "missingField", "\(parent == "the body" ? "" : parent + ".")\(key.stringValue): this field is required.")
+            self.init(.badRequest, .missingField, "\(parent == "the body" ? "" : parent + ".")\(key.stringValue): this field is required.")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                self.init(.badRequest, "malformedJSON", "The body is not valid JSON: \(context.debugDescription)")
+                self.init(.badRequest, .malformedJSON, "The body is not valid JSON: \(context.debugDescription)")
             } else {
-                self.init(.badRequest, "invalidValue", "\(path(context)): \(context.debugDescription)")
+                self.init(.badRequest, .invalidValue, "\(path(context)): \(context.debugDescription)")
             }
         @unknown default:
-            self.init(.badRequest, "malformedJSON", "The body could not be decoded.")
+            self.init(.badRequest, .malformedJSON, "The body could not be decoded.")
         }
     }
 
     /// A sign-in or registration over the throttle's limits.
     static func throttled(retryAfter seconds: Int) -> APIError {
-        var error = APIError(.tooManyRequests, "tooManyAttempts",
+        var error = APIError(.tooManyRequests, .tooManyAttempts,
             "Too many sign-in or registration attempts from this address or for this account: try again in \(seconds) s.")
         error.retryAfter = seconds
         return error
@@ -82,7 +82,7 @@ struct APIError: Error, HTTPResponseError {
 
     private struct Body: Encodable {
         struct Detail: Encodable {
-            var code: String
+            var code: LobbyError.Code
             var message: String
             var excluded: [ExcludedInvitee]?
         }

@@ -10,7 +10,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         _ request: Request, context: LobbyRequestContext, next: (Request, LobbyRequestContext) async throws -> Response
     ) async throws -> Response {
         guard let token = Self.bearerToken(request) else {
-            throw APIError(.unauthorized, "missingToken", "Send the session token as `Authorization: Bearer <token>`; get one with POST /v1/sessions.")
+            throw APIError(.unauthorized, .missingToken, "Send the session token as `Authorization: Bearer <token>`; get one with POST /v1/sessions.")
         }
         var context = context
         context.playerId = try await store.authenticate(token: token)

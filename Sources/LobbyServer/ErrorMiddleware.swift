@@ -19,24 +19,24 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     && !OpenAPIDocument.methods(of: request.uri.path).contains(request.method.rawValue) {
             // A path the API has, asked with a method it does not have.
             let allowed = OpenAPIDocument.methods(of: request.uri.path)
-            var refusal = APIError(.methodNotAllowed, "methodNotAllowed",
+            var refusal = APIError(.methodNotAllowed, .methodNotAllowed,
                                    "\(request.method) is not a method of \(request.uri.path): it takes \(allowed.joined(separator: ", ")).")
             refusal.allow = allowed
             throw refusal
         } catch let error as HTTPError {
-            let code = switch error.status {
-            case .notFound: "routeNotFound"
-            case .methodNotAllowed: "methodNotAllowed"
-            case .contentTooLarge: "bodyTooLarge"
-            case .unauthorized: "invalidToken"
-            default: "badRequest"
+            let code: LobbyError.Code = switch error.status {
+            case .notFound: .routeNotFound
+            case .methodNotAllowed: .methodNotAllowed
+            case .contentTooLarge: .bodyTooLarge
+            case .unauthorized: .invalidToken
+            default: .badRequest
             }
             let message = error.body ?? (error.status == .notFound
                 ? "No route \(request.method) \(request.uri.path): see /v1/openapi.yaml." : error.status.reasonPhrase)
             throw APIError(error.status, code, message)
         } catch {
             context.logger.error("Unexpected error on \(request.method) \(request.uri.path): \(error)")
-            throw APIError(.internalServerError, "internal", "The server failed; the error was logged.")
+            throw APIError(.internalServerError, .internal, "The server failed; the error was logged.")
         }
     }
 }

@@ -88,12 +88,12 @@ enum JSONBody {
     /// Reads the whole body, refusing it with 413 past `limit` bytes.
     static func bytes(of request: Request, limit: Int) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError(.contentTooLarge, "bodyTooLarge", "The body is \(length) bytes; the limit is \(limit) bytes.")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "The body is \(length) bytes; the limit is \(limit) bytes.")
         }
         do {
             return try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "bodyTooLarge", "The body is larger than the limit of \(limit) bytes.")
+            throw APIError(.contentTooLarge, .bodyTooLarge, "The body is larger than the limit of \(limit) bytes.")
         }
     }
 

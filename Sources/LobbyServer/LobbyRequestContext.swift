@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -34,7 +35,7 @@ public struct LobbyRequestContext: RequestContext, WebSocketRequestContext, Remo
 
     /// The authenticated player, for routes behind the middleware.
     func player() throws -> Int64 {
-        guard let playerId else { throw APIError(.unauthorized, "invalidToken", "This route needs a bearer token.") }
+        guard let playerId else { throw APIError(.unauthorized, .invalidToken, "This route needs a bearer token.") }
         return playerId
     }
 }
@@ -45,22 +46,23 @@ extension LobbyRequestContext {
     func pathInteger<Value: FixedWidthInteger & Sendable>(_ name: String, as type: Value.Type = Int64.self) throws -> Value {
         let text = try parameters.require(name)
         guard let value = Value(text), value >= 0 else {
-            throw APIError(.badRequest, "invalidField", "\(name): expected a non-negative whole number in the path, got \"\(text.prefix(40))\".")
+            throw APIError(.badRequest, .invalidField, "\(name): expected a non-negative whole number in the path, got \"\(text.prefix(40))\".")
         }
         return value
     }
 
     /// The beacon identity in the path segments `uuid`, `major` and `minor`, or 400
     /// `invalidField` naming the one that is not a UUID or not 0…65535.
-    func beaconPath() throws -> (uuid: UUID, major: Int, minor: Int) {
+    func beaconPath() throws -> BeaconIdentity {
         let text = try parameters.require("uuid")
         guard let uuid = UUID(uuidString: text) else {
-            throw APIError(.badRequest, "invalidField", "uuid: \"\(text.prefix(40))\" is not a UUID.")
+            throw APIError(.badRequest, .invalidField, "uuid: \"\(text.prefix(40))\" is not a UUID.")
         }
         let major = try pathInteger("major", as: Int.self), minor = try pathInteger("minor", as: Int.self)
-        for (name, value) in [("major", major), ("minor", minor)] where value > 65535 {
-            throw APIError(.badRequest, "invalidField", "\(name): must be 0…65535, got \(value).")
+        guard let identity = BeaconIdentity(uuid: uuid, major: major, minor: minor) else {
+            let (name, value) = major > 65535 ? ("major", major) : ("minor", minor)
+            throw APIError(.badRequest, .invalidField, "\(name): must be 0…65535, got \(value).")
         }
-        return (uuid, major, minor)
+        return identity
     }
 }

@@ -22,8 +22,8 @@ struct PlayerPatch: Decodable {
 }
 
 /// `POST /v1/encounters`; `key` makes a repeat of the report answer as the first one did.
-struct EncounterReport: Decodable {
-    var sightings: [EncounterSighting]
+struct EncountersRequest: Decodable {
+    var sightings: [EncounterReport]
     var key: String?
 }
 

@@ -19,7 +19,7 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
         _ = try cursor(request)
         // Asked without an upgrade, this route would answer an empty 200.
         guard request.headers[.upgrade]?.lowercased().contains("websocket") == true else {
-            throw APIError(.upgradeRequired, "upgradeRequired",
+            throw APIError(.upgradeRequired, .upgradeRequired,
                            "GET /v1/events/live is a WebSocket: connect with `Upgrade: websocket` (or read GET /v1/events).")
         }
         return .upgrade([:])
@@ -73,7 +73,7 @@ func addEventRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbyStore
 private func pageLimit(_ request: Request) throws -> Int {
     guard let text = request.uri.queryParameters.get("limit") else { return 100 }
     guard let value = Int(text), (1...1000).contains(value) else {
-        throw APIError(.badRequest, "invalidField", "limit: expected a whole number from 1 to 1000, got \"\(text.prefix(40))\".")
+        throw APIError(.badRequest, .invalidField, "limit: expected a whole number from 1 to 1000, got \"\(text.prefix(40))\".")
     }
     return value
 }
@@ -81,7 +81,7 @@ private func pageLimit(_ request: Request) throws -> Int {
 private func cursor(_ request: Request) throws -> Int64 {
     guard let text = request.uri.queryParameters.get("after") else { return 0 }
     guard let value = Int64(text), value >= 0 else {
-        throw APIError(.badRequest, "invalidField", "after: the cursor must be a non-negative integer, got \"\(text.prefix(40))\".")
+        throw APIError(.badRequest, .invalidField, "after: the cursor must be a non-negative integer, got \"\(text.prefix(40))\".")
     }
     return value
 }

@@ -30,8 +30,8 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         return response
     }
     group.get("locations/beacons/:uuid/:major/:minor") { _, context in
-        let (uuid, major, minor) = try context.beaconPath()
-        return try JSONBody.response(.ok, try await store.resolveLocation(viewer: try context.player(), uuid: uuid, major: major, minor: minor))
+        let beacon = try context.beaconPath()
+        return try JSONBody.response(.ok, try await store.resolveLocation(viewer: try context.player(), beacon: beacon))
     }
     group.get("locations/:id/tournaments") { _, context in
         _ = try context.player()

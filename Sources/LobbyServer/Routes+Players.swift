@@ -18,12 +18,12 @@ func addPlayerRoutes(
     group.patch("players/me") { request, context in
         let patch = try await JSONBody.decode(PlayerPatch.self, from: request)
         if patch.username != nil || patch.email != nil {
-            throw APIError(.badRequest, "immutableField", "\(patch.username != nil ? "username" : "email"): cannot be changed once registered.")
+            throw APIError(.badRequest, .immutableField, "\(patch.username != nil ? "username" : "email"): cannot be changed once registered.")
         }
         let id = try context.player()
         if let password = patch.password {
             guard let current = patch.currentPassword else {
-                throw APIError(.badRequest, "currentPasswordRequired",
+                throw APIError(.badRequest, .currentPasswordRequired,
                                "Changing the password needs the current one as well: send it as currentPassword.")
             }
             // Checking the current password is a password guess: it waits like a sign-in does.
@@ -75,12 +75,11 @@ func addPlayerRoutes(
         return try JSONBody.response(.ok, try await store.statistics(viewer: try context.player(), username: username))
     }
     group.get("beacons/:uuid/:major/:minor") { _, context in
-        let (uuid, major, minor) = try context.beaconPath()
-        let profile = try await store.resolve(viewer: try context.player(), uuid: uuid, major: major, minor: minor)
+        let profile = try await store.resolve(viewer: try context.player(), beacon: try context.beaconPath())
         return try JSONBody.response(.ok, profile)
     }
     group.post("encounters") { request, context in
-        let report = try await JSONBody.decode(EncounterReport.self, from: request)
+        let report = try await JSONBody.decode(EncountersRequest.self, from: request)
         return try JSONBody.response(.ok, try await store.recordEncounters(reporter: try context.player(), report.sightings, key: report.key))
     }
     group.get("unlocked") { _, context in

@@ -22,7 +22,7 @@ func addStatisticsRoutes(_ group: RouterGroup<LobbyRequestContext>, store: Lobby
 private func integer(_ text: String?, name: String) throws -> Int? {
     guard let text else { return nil }
     guard let value = Int(text) else {
-        throw APIError(.badRequest, "invalidField", "\(name): expected a whole number, got \"\(text.prefix(20))\".")
+        throw APIError(.badRequest, .invalidField, "\(name): expected a whole number, got \"\(text.prefix(20))\".")
     }
     return value
 }

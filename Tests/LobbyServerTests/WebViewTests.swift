@@ -197,7 +197,7 @@ import Testing
             #expect(refused.text.contains(#"<p id="message">"#) && !refused.text.contains(#"id="stats""#))
             // bob sees alice once he reported her: her statistics, not her achievements, contacts or invitations.
             let alice = try await server.store.player(try await server.store.authenticate(token: scene.tokens["alice"]!))
-            try await client.see(scene.tokens["bob"]!, (alice.beacon.major, alice.beacon.minor))
+            try await client.see(scene.tokens["bob"]!, (alice.beacon.iBeaconFields!.major, alice.beacon.iBeaconFields!.minor))
             let bob = try await Self.signIn(client, "bob")
             let page = try await Self.get(client, "/players/alice", cookies: [WebSession.sessionCookie: bob])
             #expect(page.status == .ok, "\(page.text.prefix(400))")

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import Testing
 @testable import Lobby
@@ -15,14 +16,14 @@ import Testing
     @Test func allocatesDistinctBeaconsUnderConcurrentRegistrations() async throws {
         let lobby = try await TestLobby()
         let store = lobby.store
-        let beacons = try await withThrowingTaskGroup(of: PlayerBeacon.self) { group in
+        let beacons = try await withThrowingTaskGroup(of: BeaconIdentity.self) { group in
             for i in 0..<40 {
                 group.addTask {
                     try await store.register(Registration(
                         username: "p\(i)xx", firstName: "P", lastName: "Q", email: "p\(i)@example.org", password: "password-123")).beacon
                 }
             }
-            return try await group.reduce(into: [PlayerBeacon]()) { $0.append($1) }
+            return try await group.reduce(into: [BeaconIdentity]()) { $0.append($1) }
         }
         #expect(Set(beacons).count == 40)
     }
@@ -35,7 +36,7 @@ import Testing
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.register(Registration(username: "ALICE", firstName: "A", lastName: "B", email: "x@example.org", password: "password-123"))
         }
-        #expect(error?.code == "usernameTaken")
+        #expect(error?.code == .usernameTaken)
         let second = try await lobby.store.register(Registration(username: "alice2", firstName: "A", lastName: "B", email: "Alice@Example.org", password: "password-123"))
         #expect(second.username == "alice2" && second.email.lowercased() == "alice@example.org")
     }
@@ -94,7 +95,7 @@ import Testing
         let wrong = await #expect(throws: LobbyError.self) {
             try await lobby.store.changePassword(id, current: "guessed-password", new: "new-password-1", session: session.token)
         }
-        #expect(wrong?.code == "wrongCurrentPassword")
+        #expect(wrong?.code == .wrongCurrentPassword)
         _ = try await lobby.store.authenticate(token: session.token)
         try await lobby.store.changePassword(id, current: "password-123", new: "new-password-1", session: session.token)
         // A second change racing on the same token finds its session ended by the first.
@@ -118,11 +119,11 @@ import Testing
         let lobby = try await TestLobby { $0.maximumPhotoBytes = 1000 }
         let (id, _) = try await lobby.player("alice")
         let notImage = await #expect(throws: LobbyError.self) { try await lobby.store.setPhoto(id, bytes: Data("GIF89a...".utf8)) }
-        #expect(notImage?.code == "notAnImage")
+        #expect(notImage?.code == .notAnImage)
         var big = Data([0xFF, 0xD8, 0xFF])
         big.append(Data(count: 1000))
         let tooLarge = await #expect(throws: LobbyError.self) { try await lobby.store.setPhoto(id, bytes: big) }
-        #expect(tooLarge?.code == "photoTooLarge")
+        #expect(tooLarge?.code == .photoTooLarge)
     }
 
     @Test func deletingAnonymisesButGamesKeepADeletedPlayerReference() async throws {
@@ -144,11 +145,11 @@ import Testing
         #expect(view.state == .finished)
         #expect(view.winner == "alice")
         await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+            try await lobby.store.resolve(viewer: alice, beacon: beacon)
         }
         // The username stays reserved (so nobody passes for bob at once); the email is free.
         let reserved = await #expect(throws: LobbyError.self) { try await lobby.player("bob") }
-        #expect(reserved?.code == "usernameTaken")
+        #expect(reserved?.code == .usernameTaken)
         _ = try await lobby.store.register(Registration(
             username: "robert", firstName: "Robert", lastName: "Last", email: "bob@example.org", password: "password-123"))
     }

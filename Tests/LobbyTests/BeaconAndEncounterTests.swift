@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import Testing
 @testable import Lobby
@@ -7,7 +8,7 @@ import Testing
         let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player
-        let profile = try await lobby.store.resolve(viewer: alice, uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor)
+        let profile = try await lobby.store.resolve(viewer: alice, beacon: bob.beacon)
         #expect(profile.username == "bob")
         #expect(profile.stats.gamesPlayed == 0)
     }
@@ -19,11 +20,11 @@ import Testing
         try await lobby.store.block(bob, username: "alice")
         let beacon = bobPlayer.beacon
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+            try await lobby.store.resolve(viewer: alice, beacon: beacon)
         }
         #expect(error?.kind == .notFound)
         try await lobby.store.unblock(bob, username: "alice")
-        _ = try await lobby.store.resolve(viewer: alice, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+        _ = try await lobby.store.resolve(viewer: alice, beacon: beacon)
     }
 
     @Test func ignoresOtherDeploymentsAndUnknownIdentities() async throws {
@@ -31,15 +32,19 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player
         let receipt = try await lobby.store.recordEncounters(reporter: alice, [
-            EncounterSighting(uuid: bob.beacon.uuid, major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
-            EncounterSighting(uuid: UUID(), major: bob.beacon.major, minor: bob.beacon.minor, distance: 2, at: lobby.clock.now()),
-            EncounterSighting(uuid: bob.beacon.uuid, major: 999, minor: 999, distance: nil, at: lobby.clock.now()),
+            EncounterReport(bob.beacon, distance: 2, at: lobby.clock.now()),
+            EncounterReport(BeaconIdentity(uuid: UUID(), major: bob.beacon.major, minor: bob.beacon.minor)!, distance: 2, at: lobby.clock.now()),
+            EncounterReport(BeaconIdentity(uuid: bob.beacon.uuid, major: 999, minor: 999)!, distance: nil, at: lobby.clock.now()),
         ])
         #expect(receipt == EncounterReceipt(recorded: 1, ignored: 2))
-        let bad = await #expect(throws: LobbyError.self) {
-            try await lobby.store.recordEncounters(reporter: alice, [EncounterSighting(uuid: bob.beacon.uuid, major: 70000, minor: 0, distance: nil, at: Date())])
-        }
-        #expect(bad?.message.hasPrefix("sightings[0].major") == true)
+        // A major out of range cannot be an identity: the report refuses it as it decodes, naming
+        // the field by its path in the body.
+        struct Body: Decodable { var sightings: [EncounterReport] }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let body = #"{"sightings": [{"uuid": "\#(bob.beacon.uuid)", "major": 70000, "minor": 0, "at": "2026-01-01T00:00:00Z"}]}"#
+        let bad = #expect(throws: LobbyError.self) { try decoder.decode(Body.self, from: Data(body.utf8)) }
+        #expect(bad?.code == .invalidField && bad?.message.hasPrefix("sightings[0].major") == true, "\(String(describing: bad))")
     }
 
     @Test func statisticsAreVisibleOnlyWhileSeenWithinTheWindow() async throws {
@@ -47,7 +52,7 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         try await lobby.player("bob")
         let hidden = await #expect(throws: LobbyError.self) { try await lobby.store.stats(viewer: alice, username: "bob") }
-        #expect(hidden?.code == "notNearby")
+        #expect(hidden?.code == .notNearby)
         try await lobby.see(alice, "bob")
         _ = try await lobby.store.stats(viewer: alice, username: "bob")
         lobby.clock.advance(by: 10 * 60 + 1)

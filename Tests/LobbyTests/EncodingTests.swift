@@ -147,4 +147,14 @@ extension EncodingTests {
         odd.accelerations = [AccelerationSample(time: 0.1, x: .ulpOfOne, y: -1e-300, z: 123456789.125)]
         try expectSameJSON(odd)
     }
+
+    /// Error codes, states and responses are raw-value types: the wire and the database see the
+    /// same words as when they were string literals.
+    @Test func codesAndStatesKeepTheirWords() throws {
+        #expect(String(decoding: try Self.encoder.encode(LobbyError.Code.usernameTaken), as: UTF8.self) == "\"usernameTaken\"")
+        #expect(LobbyError(.conflict, .gameNotOpen, "m").description == "gameNotOpen: m")
+        #expect(GameState.open.sqlLiteral == "'open'")
+        #expect([InvitationResponse.pending, .accepted].sqlList == "('pending', 'accepted')")
+        #expect(TournamentState.closed.sqlLiteral == "'closed'" && GameOutcome.draw.sqlLiteral == "'draw'")
+    }
 }

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import GRDB
 import Testing
@@ -10,12 +11,12 @@ import Testing
 @Suite struct FairPlayTests {
     private static let deployment = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
 
-    private func sighting(_ beacon: PlayerBeacon, at time: Date) -> EncounterSighting {
-        EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1, at: time)
+    private func sighting(_ beacon: BeaconIdentity, at time: Date) -> EncounterReport {
+        EncounterReport(beacon, distance: 1, at: time)
     }
 
-    private func sighting(major: Int, minor: Int, at time: Date) -> EncounterSighting {
-        EncounterSighting(uuid: Self.deployment, major: major, minor: minor, distance: 1, at: time)
+    private func sighting(major: Int, minor: Int, at time: Date) -> EncounterReport {
+        EncounterReport(BeaconIdentity(uuid: Self.deployment, major: major, minor: minor)!, distance: 1, at: time)
     }
 
     @Test func identitiesAreDrawnAtRandomNotInSequence() async throws {
@@ -41,13 +42,13 @@ import Testing
         let heard = try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())])
         #expect(heard.recorded == 0 && heard.ignored == 1)
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
+            try await lobby.store.resolve(viewer: alice, beacon: (try await lobby.beacon(of: "bob")))
         }
         #expect(error?.kind == .notFound)
         // Bob's agent speaks (any authenticated request): he is on the air again.
         lobby.store.noteActive(bob)
         #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor).username == "bob")
+        #expect(try await lobby.store.resolve(viewer: alice, beacon: (try await lobby.beacon(of: "bob"))).username == "bob")
     }
 
     @Test func activityIsWrittenDownForOtherProcessesOfTheSameDatabase() async throws {
@@ -69,7 +70,7 @@ import Testing
         // Five made-up identities spend the five guesses.
         let walk = (0..<5).map { sighting(major: 1, minor: $0, at: lobby.clock.now()) }
         let taken = Set([(try await lobby.beacon(of: "bob")), (try await lobby.beacon(of: "carol"))].map { $0.major << 16 | $0.minor })
-        #expect(walk.allSatisfy { !taken.contains($0.major << 16 | $0.minor) })
+        #expect(walk.allSatisfy { !taken.contains($0.beacon.major << 16 | $0.beacon.minor) })
         #expect(try await lobby.store.recordEncounters(reporter: alice, walk).ignored == 5)
         // With none left, a player alice never met is not recorded, one she met still is.
         let after = try await lobby.store.recordEncounters(reporter: alice, [
@@ -77,10 +78,10 @@ import Testing
         ])
         #expect(after.recorded == 1 && after.ignored == 1)
         let error = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
+            try await lobby.store.resolve(viewer: alice, beacon: (try await lobby.beacon(of: "bob")))
         }
-        #expect(error?.kind == .throttled && error?.code == "tooManyUnknownIdentities" && (error?.retryAfter ?? 0) >= 1)
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: (try await lobby.beacon(of: "carol")).uuid, major: (try await lobby.beacon(of: "carol")).major, minor: (try await lobby.beacon(of: "carol")).minor).username == "carol")
+        #expect(error?.kind == .throttled && error?.code == .tooManyUnknownIdentities && (error?.retryAfter ?? 0) >= 1)
+        #expect(try await lobby.store.resolve(viewer: alice, beacon: (try await lobby.beacon(of: "carol"))).username == "carol")
         // An hour later the guesses are back.
         lobby.clock.advance(by: 3600)
         lobby.store.noteActive(bob)
@@ -97,16 +98,16 @@ import Testing
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.recordEncounters(reporter: mallory, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())])
         }
-        #expect(error?.kind == .throttled && error?.code == "tooManyReports" && error?.retryAfter == 20)
+        #expect(error?.kind == .throttled && error?.code == .tooManyReports && error?.retryAfter == 20)
         // Another player is not held by mallory's rate.
         #expect(try await lobby.store.recordEncounters(reporter: alice, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
         lobby.clock.advance(by: 20)
         #expect(try await lobby.store.recordEncounters(reporter: mallory, [sighting((try await lobby.beacon(of: "bob")), at: lobby.clock.now())]).recorded == 1)
-        for _ in 0..<3 { _ = try await lobby.store.resolve(viewer: mallory, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor) }
+        for _ in 0..<3 { _ = try await lobby.store.resolve(viewer: mallory, beacon: (try await lobby.beacon(of: "bob"))) }
         let resolving = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: mallory, uuid: (try await lobby.beacon(of: "bob")).uuid, major: (try await lobby.beacon(of: "bob")).major, minor: (try await lobby.beacon(of: "bob")).minor)
+            try await lobby.store.resolve(viewer: mallory, beacon: (try await lobby.beacon(of: "bob")))
         }
-        #expect(resolving?.code == "tooManyResolutions")
+        #expect(resolving?.code == .tooManyResolutions)
     }
 
     @Test func aLocationWhoseDeviceIsOffTheAirProvesNoPresence() async throws {
@@ -119,17 +120,17 @@ import Testing
         // Even the identity it advertises now proves nothing unless the device is on the air.
         let here = try #require(try await lobby.store.currentLocationBeacon(location.id, at: lobby.clock.now()))
         let replayed = try await lobby.store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: here.uuid, major: here.major, minor: here.minor, distance: 2, at: lobby.clock.now()),
+            EncounterReport(here, distance: 2, at: lobby.clock.now()),
         ])
         #expect(replayed.recorded == 0)
         let refused = await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(player, tournament: tournament.id) }
-        #expect(refused?.code == "notNearLocation")
+        #expect(refused?.code == .notNearLocation)
         // Only the owner's session may say the device is on the air.
         let stranger = await #expect(throws: LobbyError.self) { try await lobby.store.markOnAir(player, location: location.id) }
         #expect(stranger?.kind == .notFound)
         try await lobby.store.markOnAir(owner, location: location.id)
         let heard = try await lobby.store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: here.uuid, major: here.major, minor: here.minor, distance: 2, at: lobby.clock.now()),
+            EncounterReport(here, distance: 2, at: lobby.clock.now()),
         ])
         #expect(heard.recorded == 1)
         #expect(try await lobby.store.joinTournament(player, tournament: tournament.id).created)
@@ -178,7 +179,7 @@ import Testing
         _ = try await lobby.store.setPhoto(alice, bytes: Data(png))
         #expect(try await lobby.store.photo(viewer: alice, username: "alice").bytes == Data(png))
         let hidden = await #expect(throws: LobbyError.self) { try await lobby.store.photo(viewer: mallory, username: "alice") }
-        #expect(hidden?.code == "photoNotFound")
+        #expect(hidden?.code == .photoNotFound)
         try await lobby.see(mallory, "alice")
         #expect(try await lobby.store.photo(viewer: mallory, username: "alice").bytes == Data(png))
     }

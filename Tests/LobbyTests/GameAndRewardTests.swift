@@ -55,9 +55,9 @@ import Testing
         #expect(try await lobby.submit(alice, game: game, round: 1, score: 7, key: "k").created)
         #expect(try await !lobby.submit(alice, game: game, round: 1, score: 7, key: "k").created)
         let error = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 1, score: 8, key: "other") }
-        #expect(error?.code == "scoreAlreadySubmitted")
+        #expect(error?.code == .scoreAlreadySubmitted)
         let missing = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 4, score: 8, key: "r4") }
-        #expect(missing?.code == "roundNotFound")
+        #expect(missing?.code == .roundNotFound)
         let (carol, _) = try await lobby.player("carol")
         let outsider = await #expect(throws: LobbyError.self) { try await lobby.submit(carol, game: game, round: 1, score: 8, key: "c") }
         #expect(outsider?.kind == .notFound, "another players' game is not found, as one that does not exist")
@@ -75,7 +75,7 @@ import Testing
         #expect(finished.winner == "alice")
         #expect(finished.rounds.map(\.winner) == ["bob", "alice", "alice"])
         let late = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, game: game, round: 2, score: 1, key: "late") }
-        #expect(late?.code == "scoreAlreadySubmitted")
+        #expect(late?.code == .scoreAlreadySubmitted)
     }
 
     @Test func twoPlayerRewardsAreAppliedWithTheEvaluation() async throws {

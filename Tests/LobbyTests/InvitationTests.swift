@@ -8,7 +8,7 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         try await lobby.player("bob")
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.invite(alice, usernames: ["bob"]) }
-        #expect(error?.code == "nobodyInvitable")
+        #expect(error?.code == .nobodyInvitable)
         #expect(error?.excluded == [ExcludedInvitee(username: "bob", reason: .notNearby)])
         try await lobby.see(alice, "bob")
         let invitation = try await lobby.store.invite(alice, usernames: ["bob"])
@@ -60,7 +60,7 @@ import Testing
         _ = try await lobby.store.invite(alice, usernames: ["bob"])
         _ = try await lobby.store.invite(alice, usernames: ["carol"])
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.invite(alice, usernames: ["dave"]) }
-        #expect(error?.code == "openGameLimitReached")
+        #expect(error?.code == .openGameLimitReached)
     }
 
     @Test func acceptingIsRefusedAtTheOpenGamesLimit() async throws {
@@ -74,7 +74,7 @@ import Testing
         let second = try await lobby.store.invite(bob, usernames: ["carol"])
         _ = try await lobby.store.accept(carol, invitation: first.id)
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.accept(carol, invitation: second.id) }
-        #expect(error?.code == "openGameLimitReached")
+        #expect(error?.code == .openGameLimitReached)
     }
 
     @Test func declineBlocksReinvitingForTheCooldown() async throws {
@@ -111,7 +111,7 @@ import Testing
         // Answering again the same way is a retry, answered; the other answer is refused.
         #expect(try await lobby.store.accept(bob, invitation: invitation.id).state == .open)
         let again = await #expect(throws: LobbyError.self) { try await lobby.store.decline(bob, invitation: invitation.id) }
-        #expect(again?.code == "invitationClosed")
+        #expect(again?.code == .invitationClosed)
         let stranger = await #expect(throws: LobbyError.self) { try await lobby.store.accept(alice, invitation: invitation.id) }
         #expect(stranger?.kind == .forbidden)
     }

@@ -1,3 +1,4 @@
+import BeaconFrames
 import BeaconKeys
 import Foundation
 import LobbyDatabase
@@ -7,8 +8,8 @@ import Testing
 /// Rotating identities (issue 22): a player's identity changes every period and only the lobby
 /// maps it back; a location's proves presence only in its own period.
 @Suite struct RotationTests {
-    static func sighting(_ beacon: PlayerBeacon, at time: Date) -> EncounterSighting {
-        EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1, at: time)
+    static func sighting(_ beacon: BeaconIdentity, at time: Date) -> EncounterReport {
+        EncounterReport(beacon, distance: 1, at: time)
     }
 
     func id(_ lobby: TestLobby, _ username: String) async throws -> Int64 {
@@ -19,7 +20,7 @@ import Testing
         let lobby = try await TestLobby { $0.rotationPeriod = RotationPeriod(seconds: 60)! }
         let (alice, _) = try await lobby.player("alice")
         let (bob, _) = try await lobby.player("bob")
-        var heard: [PlayerBeacon] = []
+        var heard: [BeaconIdentity] = []
         for _ in 0..<5 {
             heard.append(try await lobby.beacon(of: "bob"))
             lobby.clock.advance(by: 60)
@@ -38,13 +39,13 @@ import Testing
 
         // Heard in the last period, asked now (clocks a period apart): bob.
         lobby.store.noteActive(bob)
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: heard[4].uuid, major: heard[4].major, minor: heard[4].minor).username == "bob")
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: current.uuid, major: current.major, minor: current.minor).username == "bob")
+        #expect(try await lobby.store.resolve(viewer: alice, beacon: heard[4]).username == "bob")
+        #expect(try await lobby.store.resolve(viewer: alice, beacon: current).username == "bob")
         // Two periods old: nobody, and a guess spent.
         let old = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: heard[3].uuid, major: heard[3].major, minor: heard[3].minor)
+            try await lobby.store.resolve(viewer: alice, beacon: heard[3])
         }
-        #expect(old?.code == "beaconNotFound")
+        #expect(old?.code == .beaconNotFound)
         // A report names what was heard when: bob's identity of 90 s ago counts for then.
         let report = try await lobby.store.recordEncounters(reporter: alice, [Self.sighting(heard[4], at: lobby.clock.now().addingTimeInterval(-30))])
         #expect(report.recorded == 1)
@@ -59,7 +60,7 @@ import Testing
         let (major, minor) = (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
         lobby.store.noteActive(bob)
         // A new deployment never advertised static identities: they name nobody.
-        await #expect(throws: LobbyError.self) { try await lobby.store.resolve(viewer: alice, uuid: uuid, major: major, minor: minor) }
+        await #expect(throws: LobbyError.self) { try await lobby.store.resolve(viewer: alice, beacon: BeaconIdentity(uuid: uuid, major: major, minor: minor)!) }
 
         // A deployment that upgraded an hour ago, with a day's grace: they resolve until it ends.
         let since = lobby.clock.now().addingTimeInterval(-3600).timeIntervalSince1970
@@ -70,13 +71,13 @@ import Testing
         configuration.staticIdentityGrace = 86400
         let upgraded = try await lobby.reopen(configuration: configuration)
         upgraded.noteActive(bob)
-        #expect(try await upgraded.resolve(viewer: alice, uuid: uuid, major: major, minor: minor).username == "bob")
+        #expect(try await upgraded.resolve(viewer: alice, beacon: BeaconIdentity(uuid: uuid, major: major, minor: minor)!).username == "bob")
         lobby.clock.advance(by: 86400 - 3600)
         upgraded.noteActive(bob)
-        await #expect(throws: LobbyError.self) { try await upgraded.resolve(viewer: alice, uuid: uuid, major: major, minor: minor) }
+        await #expect(throws: LobbyError.self) { try await upgraded.resolve(viewer: alice, beacon: BeaconIdentity(uuid: uuid, major: major, minor: minor)!) }
         // The rotating one still does.
         let current = try await lobby.beacon(of: "bob")
-        #expect(try await upgraded.resolve(viewer: alice, uuid: current.uuid, major: current.major, minor: current.minor).username == "bob")
+        #expect(try await upgraded.resolve(viewer: alice, beacon: current).username == "bob")
     }
 
     /// Two secrets whose player identities are the same in `period`: the birthday bound makes
@@ -109,9 +110,9 @@ import Testing
         let shared = try await lobby.beacon(of: "bob")
         #expect(shared == (try await lobby.beacon(of: "carol")))
         let ambiguous = await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolve(viewer: alice, uuid: shared.uuid, major: shared.major, minor: shared.minor)
+            try await lobby.store.resolve(viewer: alice, beacon: shared)
         }
-        #expect(ambiguous?.code == "ambiguousIdentity" && ambiguous?.kind == .conflict)
+        #expect(ambiguous?.code == .ambiguousIdentity && ambiguous?.kind == .conflict)
         #expect(try await lobby.store.recordEncounters(reporter: alice, [Self.sighting(shared, at: lobby.clock.now())]).recorded == 0,
                 "neither is recorded on a guess")
         // Alice met bob before: the one she met is the one she hears.
@@ -119,7 +120,7 @@ import Testing
         try await lobby.store.database.write { db in
             try db.execute("INSERT INTO encounter (observerId, seenId, lastSeenAt, distance) VALUES (?, ?, ?, 1)", alice, bob, before)
         }
-        #expect(try await lobby.store.resolve(viewer: alice, uuid: shared.uuid, major: shared.major, minor: shared.minor).username == "bob")
+        #expect(try await lobby.store.resolve(viewer: alice, beacon: shared).username == "bob")
         #expect(try await lobby.store.recordEncounters(reporter: alice, [Self.sighting(shared, at: lobby.clock.now())]).recorded == 1)
         // The next period parts them.
         lobby.clock.advance(by: Double(lobby.store.configuration.rotationPeriod.seconds))
@@ -143,23 +144,23 @@ import Testing
         #expect(try await lobby.store.recordEncounters(reporter: honest, [Self.sighting(recorded, at: lobby.clock.now())]).recorded == 1)
         #expect(try await lobby.store.joinTournament(honest, tournament: tournament.id).created)
         // Any player near it can look the location up by what it advertises.
-        #expect(try await lobby.store.resolveLocation(viewer: honest, uuid: recorded.uuid, major: recorded.major, minor: recorded.minor).id == location.id)
+        #expect(try await lobby.store.resolveLocation(viewer: honest, beacon: recorded).id == location.id)
 
         // The next period (past the 10 s its identity is still taken after it), from elsewhere:
         // the recording is refused, with the reason.
         lobby.clock.advance(by: 70)
         try await lobby.store.markOnAir(owner, location: location.id)
         let replayed = try await lobby.store.recordEncounters(reporter: mallory, [Self.sighting(recorded, at: lobby.clock.now())])
-        #expect(replayed.recorded == 0 && replayed.refused == [SightingRefusal(index: 0, reason: "expiredIdentity")], "\(replayed)")
+        #expect(replayed.recorded == 0 && replayed.refused == [SightingRefusal(index: 0, reason: .expiredIdentity)], "\(replayed)")
         let refused = await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(mallory, tournament: tournament.id) }
-        #expect(refused?.code == "notNearLocation")
+        #expect(refused?.code == .notNearLocation)
         await #expect(throws: LobbyError.self) {
-            try await lobby.store.resolveLocation(viewer: mallory, uuid: recorded.uuid, major: recorded.major, minor: recorded.minor)
+            try await lobby.store.resolveLocation(viewer: mallory, beacon: recorded)
         }
         // Relayed live but reported late (heard 20 s ago, the window is 10 s): refused too.
         let live = try #require(try await lobby.store.currentLocationBeacon(location.id, at: lobby.clock.now()))
         let late = try await lobby.store.recordEncounters(reporter: mallory, [Self.sighting(live, at: lobby.clock.now().addingTimeInterval(-20))])
-        #expect(late.refused == [SightingRefusal(index: 0, reason: "lateReport")], "\(late)")
+        #expect(late.refused == [SightingRefusal(index: 0, reason: .lateReport)], "\(late)")
         // Within the window after its period ends, an honest late report still counts.
         lobby.clock.advance(by: 120 + 3 - 75)
         #expect(try await lobby.store.recordEncounters(reporter: honest, [Self.sighting(live, at: lobby.clock.now().addingTimeInterval(-4))]).recorded == 1)

@@ -17,7 +17,7 @@ import Testing
         let lobby = try await TestLobby()
         let (alice, _) = try await lobby.player("alice")
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, Self.microphone(-90)) }
-        #expect(error?.code == "calibrationRefused")
+        #expect(error?.code == .calibrationRefused)
         #expect(error?.message.contains("-90.0 dBFS") == true)
         #expect(error?.message.contains("nearplay calibrate sensors") == true)
         let silent = SensorCalibration(accelerometer: AccelerometerCalibration(device: "d", rest: [0, 0, 9.8], gravity: 9.8, noise: 0))
@@ -36,7 +36,7 @@ import Testing
         for _ in 0..<5 { try await lobby.store.setCalibration(alice, Self.microphone(-60)) }
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, Self.microphone(-75)) }
         #expect(error?.kind == .conflict)
-        #expect(error?.code == "calibrationChangeLimit")
+        #expect(error?.code == .calibrationChangeLimit)
         #expect(error?.message.contains("3 times in the last 24 hours") == true)
         #expect(try await lobby.store.calibration(alice) == Self.microphone(-60), "the refused one is not stored")
         // A day after the first change, one more is allowed.
@@ -62,7 +62,7 @@ import Testing
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 929, key: "q1", recording: recording)
         }
         #expect(error?.kind == .refused)
-        #expect(error?.code == "signalNotRevealed")
+        #expect(error?.code == .signalNotRevealed)
         // Moving early scores 0, which needs no signal: a player who did not play loses nothing.
         #expect(try await lobby.store.submitScore(alice, game: game, round: 2, score: 0, key: "q2",
                                                   recording: try await lobby.recording(game: game, round: 2, score: 0)).created)
@@ -79,7 +79,7 @@ import Testing
         let early = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 929, key: "q1", recording: recording)
         }
-        #expect(early?.code == "reactionBeforeSignal")
+        #expect(early?.code == .reactionBeforeSignal)
         // Asking again answers the first reveal: the clock cannot be restarted.
         #expect(try await lobby.store.revealSignal(alice, game: game, round: 1) == reveal)
         // Within the stated tolerance, and after it, the score stands.
@@ -93,11 +93,11 @@ import Testing
         let (bob, _) = try await lobby.player("bob")
         let game = try await lobby.openGame(alice, with: [(bob, "bob")])
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.revealSignal(alice, game: game, round: 1) }
-        #expect(error?.code == "noSignal")
+        #expect(error?.code == .noSignal)
         #expect(error?.message.contains("statue") == true)
         let (carol, _) = try await lobby.player("carol")
         let stranger = await #expect(throws: LobbyError.self) { try await lobby.store.revealSignal(carol, game: game, round: 1) }
-        #expect(stranger?.code == "gameNotFound")
+        #expect(stranger?.code == .gameNotFound)
     }
 
     @Test func syntheticRecordingsCarryASensorsFingerprintAndScriptedOnesDoNot() throws {
@@ -180,7 +180,7 @@ import Testing
         #expect(try await lobby.unlocked(alice)["dave"] == true, "cleared, she gets what she won, for good")
         #expect(try await lobby.store.flaggedPlayers().isEmpty)
         let again = await #expect(throws: LobbyError.self) { try await lobby.store.clearFlags(username: "alice", by: "ops") }
-        #expect(again?.code == "notFlagged")
+        #expect(again?.code == .notFlagged)
         // The history before the clearance is forgiven: three more ceiling scores do not flag her again.
         try await playAtTheCeiling(lobby, alice, against: (carol, "carol"), games: 1)
         #expect(try await lobby.store.flaggedPlayers().isEmpty)

@@ -1,3 +1,4 @@
+import BeaconFrames
 import DatabaseTestSupport
 import Foundation
 import LobbyDatabase
@@ -49,7 +50,7 @@ import Testing
         }
         let beacon = second.currentBeacon(try await second.database.read { db in try Query.player(db, id: bob.id)! }, at: clock.now())
         _ = try await first.recordEncounters(reporter: alice.id, [
-            EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1, at: clock.now()),
+            EncounterReport(beacon, distance: 1, at: clock.now()),
         ])
         let invitation = try await first.invite(alice.id, usernames: ["bob"])
         _ = try await second.decline(bob.id, invitation: invitation.id)
@@ -78,7 +79,7 @@ import Testing
             return owners.contains { $0.id == carol.id }
         }
         let receipt = try await second.recordEncounters(reporter: alice.id, [
-            EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 1, at: clock.now()),
+            EncounterReport(beacon, distance: 1, at: clock.now()),
         ])
         #expect(receipt.recorded == 1)
     }
@@ -95,7 +96,7 @@ import Testing
                 _ = try await second.authenticate(token: alice.token)
                 return false
             } catch let error as LobbyError {
-                return error.code == "invalidToken"
+                return error.code == .invalidToken
             }
         }
     }

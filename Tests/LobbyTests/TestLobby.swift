@@ -1,3 +1,4 @@
+import BeaconFrames
 import DatabaseTestSupport
 import Foundation
 import LobbyDatabase
@@ -19,7 +20,7 @@ final class TestLobby {
         ProcessInfo.processInfo.environment["NEARPLAY_LOBBY_ENGINE"]?.lowercased() == "postgres" ? .postgres : .sqlite
     }
 
-    var beacons: [String: PlayerBeacon] = [:]
+    var beacons: [String: BeaconIdentity] = [:]
     let store: LobbyStore
     let clock: ManualClock
     let folder: URL
@@ -101,12 +102,12 @@ final class TestLobby {
             store.noteActive(id)
         }
         _ = try await store.recordEncounters(reporter: observer, [
-            EncounterSighting(uuid: seen.uuid, major: seen.major, minor: seen.minor, distance: 1, at: clock.now()),
+            EncounterReport(seen, distance: 1, at: clock.now()),
         ])
     }
 
     /// The identity `username`'s agent advertises now (it rotates every period).
-    func beacon(of username: String) async throws -> PlayerBeacon {
+    func beacon(of username: String) async throws -> BeaconIdentity {
         let record = try #require(try await store.database.read { db in try Query.player(db, username: username) })
         return store.currentBeacon(record, at: clock.now())
     }
@@ -134,4 +135,11 @@ final class TestLobby {
         if store.isShared { try? store.close() }
         try? FileManager.default.removeItem(at: folder)
     }
+}
+
+/// The lobby's identities are iBeacon ones: their fields, for assertions.
+extension BeaconIdentity {
+    var uuid: UUID { iBeaconFields!.uuid }
+    var major: Int { iBeaconFields!.major }
+    var minor: Int { iBeaconFields!.minor }
 }

@@ -32,9 +32,9 @@ import Testing
         #expect(place.entries.map(\.points) == [900, 900, 700])
         #expect(place.me == nil)
         let missing = await #expect(throws: LobbyError.self) { _ = try await lobby.store.leaderboard(viewer: dave, board: .tournament(999)) }
-        #expect(missing?.code == "tournamentNotFound")
+        #expect(missing?.code == .tournamentNotFound)
         let nowhere = await #expect(throws: LobbyError.self) { _ = try await lobby.store.leaderboard(viewer: dave, board: .location(999)) }
-        #expect(nowhere?.code == "locationNotFound")
+        #expect(nowhere?.code == .locationNotFound)
         #expect(throws: LobbyError.self) { _ = try BoardKind(parsing: "tournament:0") }
         #expect(throws: LobbyError.self) { _ = try BoardKind(parsing: "arena:3") }
 

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import LobbyDatabase
 import Minigames
@@ -15,7 +16,7 @@ extension TestLobby {
         try await store.markOnAir(owner, location: location.id)
         let beacon = try #require(try await store.currentLocationBeacon(location.id, at: clock.now()))
         let receipt = try await store.recordEncounters(reporter: player, [
-            EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 3, at: clock.now()),
+            EncounterReport(beacon, distance: 3, at: clock.now()),
         ])
         #expect(receipt.recorded == 1, "the location's sighting was not recorded: \(receipt)")
     }
@@ -64,7 +65,7 @@ extension TestLobby {
         let again = try await lobby.store.registerLocation(owner, name: "hall")
         #expect(!again.created && again.location.id == hall.id && again.location.tournaments == hall.tournaments)
         let taken = await #expect(throws: LobbyError.self) { try await lobby.store.registerLocation(alice, name: "Hall") }
-        #expect(taken?.code == "locationNameTaken")
+        #expect(taken?.code == .locationNameTaken)
         let daily = try #require(hall.tournaments.first { $0.period == .daily })
         #expect(daily.startsAt == Date(timeIntervalSince1970: 1_799_971_200))  // 2027-01-15T00:00:00Z
         #expect(daily.endsAt == daily.startsAt.addingTimeInterval(86400))
@@ -86,7 +87,7 @@ extension TestLobby {
         let retried = try await lobby.submit(alice, tournament: daily.id, round: 2, score: 400, key: "a2")
         #expect(!retried.created && retried.entry.total == 900, "a retry counts once")
         let twice = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, tournament: daily.id, round: 2, score: 401, key: "other") }
-        #expect(twice?.code == "scoreAlreadySubmitted")
+        #expect(twice?.code == .scoreAlreadySubmitted)
         lobby.clock.advance(by: 600)
         try await lobby.submit(bob, tournament: daily.id, round: 1, score: 300, key: "b1")
         try await lobby.submit(bob, tournament: daily.id, round: 2, score: 400, key: "b2")
@@ -125,7 +126,7 @@ extension TestLobby {
 
         // Closed: no more entries or scores, and a new day's tournament runs.
         let late = await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(dave, tournament: daily.id) }
-        #expect(late?.code == "tournamentClosed")
+        #expect(late?.code == .tournamentClosed)
         let next = try await lobby.store.location(hall.id).tournaments.first { $0.period == .daily }
         #expect(next?.startsAt == daily.endsAt && next?.state == .open && next?.entries == 0)
     }
@@ -141,7 +142,7 @@ extension TestLobby {
         lobby.clock.advance(by: daily.endsAt.timeIntervalSince(lobby.clock.now()))
         // No sweep ran; the window is over (it does not contain its end), so the score is refused.
         let refused = await #expect(throws: LobbyError.self) { try await lobby.submit(alice, tournament: daily.id, round: 1, score: 10, key: "k") }
-        #expect(refused?.code == "tournamentClosed")
+        #expect(refused?.code == .tournamentClosed)
         let listed = try await lobby.store.tournaments(location: hall.id)
         #expect(listed.first { $0.id == daily.id }?.state == .closed)
         #expect(listed.first { $0.id == daily.id }?.winner == nil, "an entry that played no round does not win")
@@ -159,26 +160,26 @@ extension TestLobby {
             await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(alice, tournament: daily.id) }
         }
         // Never seen.
-        #expect(await refusal()?.code == "notNearLocation")
+        #expect(await refusal()?.code == .notNearLocation)
         // Seen another location, and a player standing at this one: neither is this location.
         try await lobby.see(alice, location: cellar)
         try await lobby.see(alice, "owner")
         let error = await refusal()
-        #expect(error?.code == "notNearLocation")
+        #expect(error?.code == .notNearLocation)
         #expect(error?.kind == .forbidden)
         #expect(error?.message.contains("Hall") == true, "\(String(describing: error))")
         // Seen, but longer ago than the encounter window.
         try await lobby.see(alice, location: hall)
         lobby.clock.advance(by: lobby.store.configuration.encounterWindow + 1)
-        #expect(await refusal()?.code == "notNearLocation")
+        #expect(await refusal()?.code == .notNearLocation)
         // Seen just now: in.
         try await lobby.see(alice, location: hall)
         #expect(try await lobby.store.joinTournament(alice, tournament: daily.id).created)
         // Unknown ids say so.
         let missing = await #expect(throws: LobbyError.self) { try await lobby.store.joinTournament(alice, tournament: 9999) }
-        #expect(missing?.code == "tournamentNotFound")
+        #expect(missing?.code == .tournamentNotFound)
         let nowhere = await #expect(throws: LobbyError.self) { try await lobby.store.tournaments(location: 9999) }
-        #expect(nowhere?.code == "locationNotFound")
+        #expect(nowhere?.code == .locationNotFound)
     }
 
     @Test func tournamentScoresAreVerifiedOnTheirRecordings() async throws {
@@ -191,14 +192,14 @@ extension TestLobby {
         let notEntered = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitTournamentScore(alice, tournament: daily.id, round: 1, score: 300, key: "k", recording: recording)
         }
-        #expect(notEntered?.code == "notEntered")
+        #expect(notEntered?.code == .notEntered)
         try await lobby.see(alice, location: hall)
         let entry = try await lobby.store.joinTournament(alice, tournament: daily.id).entry
         #expect(entry.rounds.map(\.game) == ["statue"] && entry.rounds.first?.duration == 10)
         let inflated = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitTournamentScore(alice, tournament: daily.id, round: 1, score: 900, key: "k", recording: recording)
         }
-        #expect(inflated?.code == "scoreRefused")
+        #expect(inflated?.code == .scoreRefused)
         let wrongGame = try #require(SyntheticRecording.scoring(300, game: "screamer", duration: 5, calibration: SensorCalibration()))
         let mismatch = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitTournamentScore(alice, tournament: daily.id, round: 1, score: 300, key: "k", recording: wrongGame)
@@ -207,7 +208,7 @@ extension TestLobby {
         let noRound = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitTournamentScore(alice, tournament: daily.id, round: 2, score: 300, key: "k2", recording: recording)
         }
-        #expect(noRound?.code == "roundNotFound")
+        #expect(noRound?.code == .roundNotFound)
         let stored = try await lobby.store.submitTournamentScore(alice, tournament: daily.id, round: 1, score: 300, key: "k", recording: recording)
         #expect(stored.entry.total == 300 && stored.entry.rounds.first?.score == 300)
     }
@@ -242,7 +243,7 @@ extension TestLobby {
         let (owner, _) = try await lobby.player("owner")
         #expect(TournamentCalendar(identifier: "Mars/Olympus") == nil)
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.registerLocation(owner, name: "Hall", timeZone: "Mars/Olympus") }
-        #expect(error?.code == "invalidField" && error?.message.hasPrefix("timeZone:") == true)
+        #expect(error?.code == .invalidField && error?.message.hasPrefix("timeZone:") == true)
         let oslo = try await lobby.store.registerLocation(owner, name: "Hall", timeZone: "Europe/Oslo").location
         #expect(oslo.timeZone == "Europe/Oslo")
     }

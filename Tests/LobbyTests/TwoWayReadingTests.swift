@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import LobbyDatabase
 import Testing
@@ -6,10 +7,10 @@ import Testing
 /// Two-way ranging through the lobby: readings ride on encounter reports, are kept with the
 /// encounter and reach the player seen as `peerReading` events.
 @Suite struct TwoWayReadingTests {
-    static func sighting(_ beacon: PlayerBeacon, at time: Date, rssi: Double? = nil, measuredPower: Double? = nil,
-                         variance: Double? = nil) -> EncounterSighting {
-        EncounterSighting(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: 2, at: time,
-                          rssi: rssi, measuredPower: measuredPower, rssiVariance: variance)
+    static func sighting(_ beacon: BeaconIdentity, at time: Date, rssi: Double? = nil, measuredPower: Double? = nil,
+                         variance: Double? = nil) -> EncounterReport {
+        EncounterReport(beacon, distance: 2, at: time,
+                        rssi: rssi, measuredPower: measuredPower.map(MeasuredPower.init(dBm:)), rssiVariance: variance)
     }
 
     @Test func deliversTheReportersReadingToThePlayerSeenAndKeepsIt() async throws {
@@ -25,7 +26,7 @@ import Testing
         #expect(events.count == 1)
         #expect(event.data.player == "alice")
         #expect(event.data.rssi == -71.5)
-        #expect(event.data.measuredPower == -59)
+        #expect(event.data.measuredPower?.dBm == -59)
         #expect(event.data.rssiVariance == 0.8)
         // The reporter hears nothing of its own reading.
         #expect(try await lobby.store.events(alice, after: 0).allSatisfy { $0.kind != .peerReading })
@@ -61,7 +62,7 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player.beacon
         let now = lobby.clock.now()
-        let cases: [(EncounterSighting, String)] = [
+        let cases: [(EncounterReport, String)] = [
             (Self.sighting(bob, at: now, rssi: -70), "sightings[0].measuredPower"),
             (Self.sighting(bob, at: now, measuredPower: -59), "sightings[0].rssi"),
             (Self.sighting(bob, at: now, rssi: 40, measuredPower: -59), "sightings[0].rssi"),

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import GRDB
 import Minigames
@@ -78,7 +79,7 @@ import Testing
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 1000, key: "a1", recording: recording)
         }
         #expect(error?.kind == .refused)
-        #expect(error?.code == "scoreRefused")
+        #expect(error?.code == .scoreRefused)
         #expect(error?.message == ScoreRefusal.scoreMismatch(claimed: 1000, recomputed: 300).description)
         // Nothing was stored: the honest claim still goes through.
         #expect(try await lobby.store.submitScore(alice, game: game, round: 1, score: 300, key: "a1", recording: recording).created)
@@ -90,7 +91,7 @@ import Testing
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 200, key: "a1", recording: shaking)
         }
-        #expect(error?.code == "scoreRefused")
+        #expect(error?.code == .scoreRefused)
         #expect(error?.message.contains("\"shaker\"") == true)
         #expect(error?.message.contains("statue") == true)
     }
@@ -109,7 +110,7 @@ import Testing
         let refused = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: 500, key: "a1", recording: clients)
         }
-        #expect(refused?.code == "scoreRefused")
+        #expect(refused?.code == .scoreRefused)
         // Scored with the stored one, whatever calibration the recording carries: accepted.
         var honest = try await lobby.recording(game: game, round: 1, score: 500, calibration: stored)
         honest.calibration = claimed
@@ -126,7 +127,7 @@ import Testing
         let moving = SensorCalibration(accelerometer: AccelerometerCalibration(device: "d", rest: [0, 0, 9.8], gravity: 9.8, noise: 0.5))
         let error = await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, moving) }
         #expect(error?.kind == .refused)
-        #expect(error?.code == "calibrationRefused")
+        #expect(error?.code == .calibrationRefused)
         #expect(error?.message.contains("0.5") == true)
         let loud = SensorCalibration(microphone: MicrophoneCalibration(pcm: "default", noiseFloorDBFS: -5))
         await #expect(throws: LobbyError.self) { try await lobby.store.setCalibration(alice, loud) }
@@ -146,7 +147,7 @@ import Testing
         let error = await #expect(throws: LobbyError.self) {
             try await lobby.store.submitScore(alice, game: game, round: 1, score: asSent, key: "q1", recording: recording)
         }
-        #expect(error?.code == "scoreRefused")
+        #expect(error?.code == .scoreRefused)
         #expect(try await lobby.store.submitScore(alice, game: game, round: 1, score: 857, key: "q1", recording: recording).created)
         #expect(try await lobby.store.recording(alice, game: game, round: 1)?.signalTime == issued)
     }
@@ -206,12 +207,12 @@ import Testing
         let (alice, _) = try await lobby.player("alice")
         let bob = try await lobby.player("bob").player.beacon
         let seenAt = lobby.clock.now()
-        let report = [EncounterSighting(uuid: bob.uuid, major: bob.major, minor: bob.minor, distance: 1.5, at: seenAt),
-                      EncounterSighting(uuid: bob.uuid, major: 4242, minor: 1, distance: nil, at: seenAt)]
+        let report = [EncounterReport(bob, distance: 1.5, at: seenAt),
+                      EncounterReport(BeaconIdentity(uuid: bob.uuid, major: 4242, minor: 1)!, distance: nil, at: seenAt)]
         let first = try await lobby.store.recordEncounters(reporter: alice, report, key: "r1")
         #expect(first == EncounterReceipt(recorded: 1, ignored: 1))
         lobby.clock.advance(by: 60)
-        let later = [EncounterSighting(uuid: bob.uuid, major: bob.major, minor: bob.minor, distance: 9, at: lobby.clock.now())]
+        let later = [EncounterReport(bob, distance: 9, at: lobby.clock.now())]
         #expect(try await lobby.store.recordEncounters(reporter: alice, later, key: "r1") == first)
         let reopened = try await lobby.reopen()
         #expect(try await reopened.recordEncounters(reporter: alice, later, key: "r1") == first)
@@ -223,7 +224,7 @@ import Testing
         try await reopened.pruneRequestKeys()
         // (Bob's identity has rotated since: the one he advertises now.)
         let current = try await lobby.beacon(of: "bob")
-        let now = [EncounterSighting(uuid: current.uuid, major: current.major, minor: current.minor, distance: 9, at: lobby.clock.now())]
+        let now = [EncounterReport(current, distance: 9, at: lobby.clock.now())]
         reopened.noteActive(try #require(try await lobby.store.database.read { db in try Query.player(db, username: "bob") }?.id))
         #expect(try await reopened.recordEncounters(reporter: alice, now, key: "r1") == EncounterReceipt(recorded: 1, ignored: 0))
     }
@@ -239,7 +240,7 @@ import Testing
         let accepted = try await lobby.store.accept(bob, invitation: invitation.id)
         #expect(try await lobby.store.accept(bob, invitation: invitation.id) == accepted)
         let changed = await #expect(throws: LobbyError.self) { try await lobby.store.decline(bob, invitation: invitation.id) }
-        #expect(changed?.code == "invitationClosed")
+        #expect(changed?.code == .invitationClosed)
         let declined = try await lobby.store.decline(carol, invitation: invitation.id)
         #expect(declined.state == .open)
         #expect(try await lobby.store.decline(carol, invitation: invitation.id).state == .open)

@@ -34,9 +34,9 @@ public struct SightingRefusal: Codable, Sendable, Equatable {
     /// `expiredIdentity`: a location's identity from a period that is over (a recording played
     /// back, or a report held too long); `lateReport`: heard longer ago than the lobby's
     /// presence window.
-    public var reason: String
+    public var reason: PresenceRefusal
 
-    public init(index: Int, reason: String) {
+    public init(index: Int, reason: PresenceRefusal) {
         self.index = index
         self.reason = reason
     }

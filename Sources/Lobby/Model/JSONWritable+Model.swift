@@ -114,7 +114,7 @@ extension EventData: JSONWritable {
         json.object { json in
             json.member("achievement", achievement)
             json.member("game", game)
-            json.member("measuredPower", measuredPower)
+            json.member("measuredPower", measuredPower?.dBm)
             if let participants {
                 json.key("participants")
                 json.array(participants) { json, name in json.string(name) }

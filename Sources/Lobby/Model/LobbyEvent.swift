@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 
 /// Something that happened to a player, in the order it happened. `cursor` increases; read the
@@ -50,8 +51,8 @@ public struct EventData: Codable, Sendable, Equatable {
     public var title: String?
     /// `peerReading`: the filtered RSSI (dBm) `player` read of the recipient's beacon.
     public var rssi: Double?
-    /// `peerReading`: the measured power (dBm at 1 m) the recipient's beacon advertised.
-    public var measuredPower: Double?
+    /// `peerReading`: the measured power the recipient's beacon advertised.
+    public var measuredPower: MeasuredPower?
     /// `peerReading`: the variance (dB²) of `rssi`, when the reporter sent one.
     public var rssiVariance: Double?
 
@@ -60,7 +61,7 @@ public struct EventData: Codable, Sendable, Equatable {
         scores: [String: Int]? = nil, winner: String? = nil, persistent: Bool? = nil,
         participants: [String]? = nil, rounds: [PlannedRound]? = nil, tournament: Int64? = nil,
         achievement: String? = nil, tier: Int? = nil, title: String? = nil,
-        rssi: Double? = nil, measuredPower: Double? = nil, rssiVariance: Double? = nil
+        rssi: Double? = nil, measuredPower: MeasuredPower? = nil, rssiVariance: Double? = nil
     ) {
         self.game = game
         self.player = player

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 
 /// A multiplayer location: a stationary device that advertises the location's beacon identity,
@@ -8,7 +9,7 @@ public struct Location: Codable, Sendable, Equatable {
     public var name: String
     /// The player who registered it (the operator whose session the beacon device runs with).
     public var owner: String
-    public var beacon: PlayerBeacon
+    public var beacon: BeaconIdentity
     /// The IANA time zone its tournament windows follow (days, weeks from Monday, months).
     public var timeZone: String
     public var createdAt: Date
@@ -43,6 +44,11 @@ public enum LocationBeacon {
     public static let major = 0
     /// Minors are location ids, so at most this many locations.
     public static let maximumLocations = 65535
+
+    /// The identity location `id` advertises before it has a rotating one.
+    static func staticIdentity(_ id: Int64, deployment: UUID) -> BeaconIdentity {
+        BeaconIdentity(uuid: deployment, major: UInt16(major), minor: UInt16(id))
+    }
 }
 
 /// How often a location's tournaments start over.

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 
 /// A player as it sees itself: everything but the password.
@@ -6,7 +7,8 @@ public struct Player: Codable, Sendable, Equatable {
     public var firstName: String
     public var lastName: String
     public var email: String
-    public var beacon: PlayerBeacon
+    /// The identity it advertises now (an iBeacon one; `{uuid, major, minor}` in the API).
+    public var beacon: BeaconIdentity
     /// Path of the photo (relative to the API root), nil without one.
     public var photoURL: String?
     public var createdAt: Date

@@ -1,3 +1,4 @@
+import BeaconFrames
 import Foundation
 import LobbyDatabase
 
@@ -11,7 +12,7 @@ struct EncounterRecord: SQLRecord {
     /// Two-way ranging: the observer's filtered RSSI of the player seen, the measured power that
     /// player advertised and the reading's variance (dB²), when the report carried them.
     var rssi: Double?
-    var measuredPower: Double?
+    var measuredPower: MeasuredPower?
     var rssiVariance: Double?
 }
 

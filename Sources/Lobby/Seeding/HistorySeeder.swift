@@ -69,11 +69,11 @@ public struct HistorySeeder: Sendable {
             }
 
             let insertGame = """
-                INSERT INTO game (inviterId, state, createdAt, expiresAt, openedAt, finishedAt, winnerId) VALUES (?, 'finished', ?, ?, ?, ?, ?)
+                INSERT INTO game (inviterId, state, createdAt, expiresAt, openedAt, finishedAt, winnerId) VALUES (?, \(GameState.finished.sqlLiteral), ?, ?, ?, ?, ?)
                 RETURNING id
                 """
             let insertMember = """
-                INSERT INTO membership (gameId, playerId, role, response, respondedAt) VALUES (?, ?, ?, 'accepted', ?)
+                INSERT INTO membership (gameId, playerId, role, response, respondedAt) VALUES (?, ?, ?, \(InvitationResponse.accepted.sqlLiteral), ?)
                 """
             let insertRound = "INSERT INTO round (gameId, n, minigame, duration) VALUES (?, 1, 'statue', 10)"
             let insertScore = """

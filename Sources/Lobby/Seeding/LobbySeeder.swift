@@ -65,7 +65,7 @@ public struct LobbySeeder: Sendable {
             return (score, String(decoding: try encoder.encode(recording), as: UTF8.self))
         }
         guard !recordings.isEmpty else {
-            throw LobbyError(.conflict, "noRecordings", "No Screamer recording could be made for the seeded scores.")
+            throw LobbyError(.conflict, .noRecordings, "No Screamer recording could be made for the seeded scores.")
         }
         let (plan, secrets) = try await store.write { context in
             let db = context.db

@@ -29,6 +29,3 @@ extension SQLRow {
         return Date(timeIntervalSince1970: seconds)
     }
 }
-
-extension GameState: SQLValueConvertible {}
-extension InvitationResponse: SQLValueConvertible {}

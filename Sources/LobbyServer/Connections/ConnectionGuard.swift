@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Lobby
 import Logging
 import NIOCore
 import SystemSupport
@@ -75,7 +76,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         // The decoder signals a complete head during the read above; still waiting with more
         // bytes than a head may have means the head is too large.
         if case .awaitingFirstHead = state, total > limits.maximumHeadBytes {
-            refuse(.requestHeaderFieldsTooLarge, "headTooLarge",
+            refuse(.requestHeaderFieldsTooLarge, .headTooLarge,
                    "The request head is over \(limits.maximumHeadBytes) bytes: send shorter headers and a shorter path.")
         }
     }
@@ -111,12 +112,12 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers `status` with the API's JSON error shape straight to the socket and closes the
     /// connection; nothing more is read from it.
-    func refuse(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+    func refuse(_ status: HTTPResponse.Status, _ code: LobbyError.Code, _ message: String, retryAfter: Int? = nil) {
         guard let context else { return }
         if case .closed = state { return }
         state = .closed
         stopTimers()
-        let body = #"{"error":{"code":"\#(code)","message":"\#(Self.jsonEscaped(message))"}}"#
+        let body = #"{"error":{"code":"\#(code.rawValue)","message":"\#(Self.jsonEscaped(message))"}}"#
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\ncontent-type: application/json; charset=utf-8\r\n"
         if let retryAfter { head += "retry-after: \(retryAfter)\r\n" }
         head += "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n"
@@ -138,7 +139,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         let address = context.channel.remoteAddress?.ipAddress ?? "local"
         guard table.open(address) else {
             logger.notice("Refused a connection from \(address): it holds \(limits.maximumConnectionsPerAddress) already.")
-            refuse(.tooManyRequests, "tooManyConnections",
+            refuse(.tooManyRequests, .tooManyConnections,
                    "This address holds \(limits.maximumConnectionsPerAddress) connections to the lobby already: close some (or reuse them) and try again.",
                    retryAfter: 1)
             return
@@ -153,7 +154,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         headTimer = nil
         guard case .awaitingFirstHead = state else { return }
         logger.debug("Closed a connection from \(address ?? "?") that sent no complete request within \(limits.headTimeout).")
-        refuse(.requestTimeout, "requestTimeout",
+        refuse(.requestTimeout, .requestTimeout,
                "No complete request arrived within \(Self.seconds(limits.headTimeout)) s of connecting: send the whole request head at once.")
     }
 

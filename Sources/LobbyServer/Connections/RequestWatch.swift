@@ -105,10 +105,10 @@ final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler {
         if answering {
             connectionGuard.close()
         } else if case .headerOverflow = error {
-            connectionGuard.refuse(.requestHeaderFieldsTooLarge, "headTooLarge",
+            connectionGuard.refuse(.requestHeaderFieldsTooLarge, .headTooLarge,
                                    "The request head is over \(limits.maximumHeadBytes) bytes: send shorter headers and a shorter path.")
         } else {
-            connectionGuard.refuse(.badRequest, "malformedRequest",
+            connectionGuard.refuse(.badRequest, .malformedRequest,
                                    "The request is not valid HTTP/1.1 (\(error)): check its method, request line and header fields.")
         }
     }
@@ -118,7 +118,7 @@ final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler {
         if answering {
             connectionGuard.close()
         } else {
-            connectionGuard.refuse(.requestTimeout, "requestTimeout",
+            connectionGuard.refuse(.requestTimeout, .requestTimeout,
                                    "The request body did not arrive within \(ConnectionGuard.seconds(limits.bodyTimeout)) s of its head: send it at once.")
         }
     }
