@@ -144,7 +144,7 @@ extension Agent {
         do {
             return try await read(lobby)
         } catch let error as LobbyClientError {
-            throw AgentError(error.message, code: error.code)
+            throw AgentError(error.message, code: error.code.rawValue)
         } catch {
             throw AgentError("The lobby at \(lobby.baseURL) cannot be reached (\(error)); try again when it is back.", code: "lobbyUnreachable")
         }

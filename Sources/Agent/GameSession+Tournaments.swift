@@ -32,7 +32,7 @@ extension GameSession {
         do {
             entry = try await lobby.joinTournament(id)
         } catch let error as LobbyClientError {
-            throw AgentError(error.message, code: error.code)
+            throw AgentError(error.message, code: error.code.rawValue)
         } catch {
             throw AgentError("Cannot reach the lobby at \(lobby.baseURL) to join tournament \(id) (\(error)); try again when it is back.",
                              code: "lobbyUnreachable")
@@ -41,11 +41,11 @@ extension GameSession {
         for round in entry.rounds.sorted(by: { $0.n < $1.n }) where round.score == nil {
             let setting = "played:tournament:\(id):\(round.n)"
             if ((try? store.setting(setting)) ?? nil) != nil { continue }
-            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game.rawValue, duration: round.duration, signalTime: round.signalTime)
+            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game, duration: round.duration, signalTime: round.signalTime)
             let result = try await playAnnounced(plan, tournament: id)
             let key = try await outbox.enqueue(.tournamentScore(tournament: id, round: round.n, score: result.score, recording: result.recording),
                                                alsoSetting: (setting, "queued"))
-            events.publish(AgentEvent(.roundPlayed, tournament: id, round: round.n, minigame: round.game.rawValue, score: result.score))
+            events.publish(.roundPlayed(.tournament(id), round: round.n, minigame: round.game, score: result.score))
             played.append(TournamentRoundReport(round: round.n, minigame: round.game.rawValue, score: result.score, key: key))
         }
         return TournamentReport(tournament: id, entry: entry, played: played)

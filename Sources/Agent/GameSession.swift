@@ -8,7 +8,7 @@ public struct RoundPlanned: Sendable, Equatable {
     /// The game, or the tournament, the round belongs to.
     public var game: Int64
     public var round: Int
-    public var minigame: String
+    public var minigame: LobbyMinigame
     /// Seconds the round lasts, when the lobby said; else the game's own length.
     public var duration: Double?
     /// Quickdraw: when the signal comes, as the lobby issued it.
@@ -90,7 +90,7 @@ public actor GameSession {
         } catch let error as AgentError {
             throw error
         } catch let error as LobbyClientError {
-            throw AgentError(error.message, code: error.code)
+            throw AgentError(error.message, code: error.code.rawValue)
         } catch {
             // The lobby is away: play on the plan it gave when the game started (the score waits
             // in the queue); without one there is nothing to play on.
@@ -103,13 +103,13 @@ public actor GameSession {
             logger.notice("the lobby is unreachable (\(error)); playing round \(round.n) of game \(id) on the plan it gave, the score waits in the queue")
             next = round
         }
-        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game.rawValue, duration: next.duration, signalTime: next.signalTime)
+        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
         let result = try await playAnnounced(plan)
         // The score and the note that the round was played are committed together: a crash
         // between them can neither lose the score nor play the round again.
         let key = try await outbox.enqueue(.score(game: id, round: next.n, score: result.score, recording: result.recording),
                                            alsoSetting: ("played:\(id):\(next.n)", "queued"))
-        events.publish(AgentEvent(.roundPlayed, game: id, round: next.n, minigame: next.game.rawValue, score: result.score))
+        events.publish(.roundPlayed(.game(id), round: next.n, minigame: next.game, score: result.score))
         return RoundReport(game: id, round: next.n, minigame: next.game.rawValue, score: result.score, key: key)
     }
 
@@ -129,11 +129,10 @@ public actor GameSession {
     /// Announces `plan` (a `round_starting` event with the game's instructions), waits out the
     /// countdown and plays it. `tournament`: the round is one of that tournament's, not a game's.
     func playAnnounced(_ plan: RoundPlanned, tournament: Int64? = nil) async throws(AgentError) -> PlayedRound {
-        let instructions = MinigameCatalog.game(named: plan.minigame).map { "\($0.instructions) (\(Int($0.duration)) s)" }
+        let instructions = MinigameCatalog.game(named: plan.minigame.rawValue).map { "\($0.instructions) (\(Int($0.duration)) s)" }
         let countdown = player.countdown
-        events.publish(AgentEvent(.roundStarting, game: tournament == nil ? plan.game : nil, tournament: tournament, round: plan.round,
-                                  minigame: plan.minigame,
-                                  message: (instructions ?? plan.minigame) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
+        events.publish(.roundStarting(tournament.map { .tournament($0) } ?? .game(plan.game), round: plan.round, minigame: plan.minigame,
+                                      instructions: (instructions ?? plan.minigame.rawValue) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
         do {
             if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
             return try await player.play(try await revealingSignal(plan, tournament: tournament))
@@ -151,7 +150,7 @@ public actor GameSession {
     /// placed on this device's clock that many seconds after the reveal's answer came: later than
     /// on the lobby's clock, never earlier, so the reaction is never shorter than the lobby sees it.
     func revealingSignal(_ plan: RoundPlanned, tournament: Int64?) async throws(AgentError) -> RoundPlanned {
-        guard plan.minigame == Quickdraw().name, plan.signalTime == nil else { return plan }
+        guard plan.minigame == .quickdraw, plan.signalTime == nil else { return plan }
         var revealed = plan
         do {
             let reveal = if let tournament {
@@ -161,7 +160,7 @@ public actor GameSession {
             }
             revealed.signalTime = reveal.signalTime
         } catch let error as LobbyClientError {
-            throw AgentError(error.message, code: error.code)
+            throw AgentError(error.message, code: error.code.rawValue)
         } catch {
             throw AgentError("Cannot reach the lobby at \(lobby.baseURL) for the quickdraw signal of round \(plan.round) (\(error)); "
                              + "a quickdraw round needs the lobby as it starts: play it when the lobby is back.", code: "lobbyUnreachable")

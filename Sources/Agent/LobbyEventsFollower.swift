@@ -47,7 +47,7 @@ public actor LobbyEventsFollower {
                         connected = true
                         connections += 1
                         backoff.reset()
-                        self.events.publish(AgentEvent(.lobbyConnected))
+                        self.events.publish(.lobbyConnected())
                     }
                     handle(event)
                 }
@@ -58,7 +58,7 @@ public actor LobbyEventsFollower {
                 if connected {
                     connected = false
                     logger.notice("lost the lobby's event stream: \(error); resuming after \(cursor)")
-                    events.publish(AgentEvent(.lobbyDisconnected, message: "\(error)"))
+                    events.publish(.lobbyDisconnected(reason: "\(error)"))
                 }
                 try? await backoff.wait()
             }
@@ -75,17 +75,17 @@ public actor LobbyEventsFollower {
             logger.warning("could not store the event cursor: \(error)")
         }
         let data = event.data
-        switch event.kind {
-        case "invitationReceived":
-            events.publish(AgentEvent(.invitationReceived, time: event.at, player: data.player, game: data.game))
-        case "invitationAnswered":
-            events.publish(AgentEvent(.invitationAnswered, time: event.at, player: data.player, game: data.game, response: data.response?.rawValue))
-        case "invitationExpired":
-            events.publish(AgentEvent(.invitationExpired, time: event.at, game: data.game))
-        case "gameStarted":
+        switch event.eventKind {
+        case .invitationReceived:
+            events.publish(.invitationReceived(from: data.player, game: data.game, at: event.at))
+        case .invitationAnswered:
+            events.publish(.invitationAnswered(by: data.player, game: data.game, response: data.response, at: event.at))
+        case .invitationExpired:
+            events.publish(.invitationExpired(game: data.game, at: event.at))
+        case .gameStarted:
             let plan = [data.participants.map { $0.joined(separator: " vs ") },
                         data.rounds.map { $0.sorted { $0.n < $1.n }.map(\.game.rawValue).joined(separator: ", ") }].compactMap { $0 }
-            events.publish(AgentEvent(.gameStarted, time: event.at, game: data.game, message: plan.isEmpty ? nil : plan.joined(separator: ": ")))
+            events.publish(.gameStarted(game: data.game, plan: plan.isEmpty ? nil : plan.joined(separator: ": "), at: event.at))
             if let game = data.game, let rounds = data.rounds {
                 do {
                     try store.savePlan(game: game, rounds: rounds)
@@ -97,21 +97,21 @@ public actor LobbyEventsFollower {
                 let start = onGameStarted
                 Task { await start(game) }
             }
-        case "gameCancelled":
-            events.publish(AgentEvent(.gameCancelled, time: event.at, game: data.game))
-        case "roundFinished":
-            events.publish(AgentEvent(.roundFinished, time: event.at, game: data.game, round: data.round, scores: data.scores, winner: data.winner))
-        case "gameFinished":
-            events.publish(AgentEvent(.gameFinished, time: event.at, game: data.game, winner: data.winner))
-        case "unlocked":
-            events.publish(AgentEvent(.unlocked, time: event.at, player: data.player, persistent: data.persistent))
-        case "unlockLost":
-            events.publish(AgentEvent(.unlockLost, time: event.at, player: data.player))
-        case "achievementUnlocked":
-            events.publish(AgentEvent(.achievement, time: event.at, message: data.title ?? data.achievement))
-        case "tournamentFinished":
-            events.publish(AgentEvent(.tournamentFinished, time: event.at, tournament: data.tournament, winner: data.winner))
-        case "peerReading":
+        case .gameCancelled:
+            events.publish(.gameCancelled(game: data.game, at: event.at))
+        case .roundFinished:
+            events.publish(.roundFinished(game: data.game, round: data.round, scores: data.scores, winner: data.winner, at: event.at))
+        case .gameFinished:
+            events.publish(.gameFinished(game: data.game, winner: data.winner, at: event.at))
+        case .unlocked:
+            events.publish(.unlocked(player: data.player, persistent: data.persistent, at: event.at))
+        case .unlockLost:
+            events.publish(.unlockLost(player: data.player, at: event.at))
+        case .achievementUnlocked:
+            events.publish(.achievement(title: data.title ?? data.achievement, at: event.at))
+        case .tournamentFinished:
+            events.publish(.tournamentFinished(tournament: data.tournament, winner: data.winner, at: event.at))
+        case .peerReading:
             guard let nearby, let player = data.player, let rssi = data.rssi, let power = data.measuredPower else { return }
             let variance = data.rssiVariance, at = min(event.at, Date())
             Task { await nearby.receivePeerReading(from: player, rssi: rssi, measuredPower: power, variance: variance, at: at) }

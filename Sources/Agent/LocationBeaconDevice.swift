@@ -92,7 +92,7 @@ public struct LocationBeaconDevice: Sendable {
             } catch let error as LobbyClientError where error.status == 401 {
                 throw AgentError("The lobby no longer accepts the stored session of \(credentials.username): run `nearplay login` again.", code: "notLoggedIn")
             } catch let error as LobbyClientError {
-                throw AgentError("The lobby refused the location \(name): \(error.message)", code: error.code)
+                throw AgentError("The lobby refused the location \(name): \(error.message)", code: error.code.rawValue)
             } catch let error as AgentError {
                 throw error
             } catch {
@@ -121,7 +121,7 @@ public struct LocationBeaconDevice: Sendable {
         do {
             return try await lobby.publishSiteProfile(location: location.id, exponent: exponent, distances: distances, readings: readings)
         } catch let error as LobbyClientError {
-            throw AgentError("The lobby refused the site profile of \(location.name): \(error.message)", code: error.code)
+            throw AgentError("The lobby refused the site profile of \(location.name): \(error.message)", code: error.code.rawValue)
         } catch {
             throw AgentError("Cannot reach the lobby at \(location.lobby) to publish the site profile of \(location.name) (\(error)).", code: "lobbyUnreachable")
         }

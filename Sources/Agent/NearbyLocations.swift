@@ -127,7 +127,7 @@ public actor NearbyLocations {
                       // A location whose identity rotated is still here under the new one.
                       !isShown(id, besides: event.identity)
                 else { continue }
-                events.publish(AgentEvent(.locationGone, name: location.name, beacon: entry.identity.description, location: id))
+                events.publish(.locationGone(location: id, name: location.name, beacon: entry.identity))
             }
         }
         followSite()
@@ -258,8 +258,8 @@ public actor NearbyLocations {
         }
         let running = location.tournaments.filter { $0.state == .open }
             .map { AgentEvent.RunningTournament(id: $0.id, period: $0.period.rawValue, endsAt: $0.endsAt) }
-        events.publish(AgentEvent(.location, name: location.name, beacon: identity.description, distance: entry.distance,
-                                  zone: entry.zone.rawValue, location: location.id, tournaments: running))
+        events.publish(.location(AgentEvent.LocationInRange(location: location.id, name: location.name, beacon: identity, distance: entry.distance,
+                                                            zone: entry.zone, tournaments: running)))
         followSite()
         if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {
             let report = onFirstSeen

@@ -7,6 +7,7 @@ import Synchronization
 
 /// A recognised player in range, as `nearplay nearby` shows them.
 public struct NearbyPlayer: Codable, Sendable, Equatable {
+    /// Written `player`, the key the agent's events use for a player too.
     public var username: String
     public var name: String
     public var beacon: String
@@ -22,7 +23,7 @@ public struct NearbyPlayer: Codable, Sendable, Equatable {
     public var unlocked: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case username, name, beacon, distance = "distance_m", distanceLow = "distance_lo_m", distanceHigh = "distance_hi_m", ranging
+        case username = "player", name, beacon, distance = "distance_m", distanceLow = "distance_lo_m", distanceHigh = "distance_hi_m", ranging
         case zone, lastSeen = "last_seen", unlocked
     }
 }
@@ -138,7 +139,7 @@ public actor NearbyPlayers {
                 if entry.player == nil { _ = hidden.withLock { $0.remove(event.identity) } }
                 // A player whose identity rolled over is still here under the new one.
                 if entry.announced, let player = entry.player, !isAnnounced(player.username) {
-                    events.publish(AgentEvent(.playerGone, player: player.username, name: player.displayName, beacon: entry.identity.description))
+                    events.publish(.playerGone(player: player.username, name: player.displayName, beacon: entry.identity))
                 }
             }
         }
@@ -181,7 +182,7 @@ public actor NearbyPlayers {
     public func forget(username: String) {
         for (identity, entry) in entries where entry.player?.username == username {
             entries[identity] = nil
-            events.publish(AgentEvent(.playerGone, player: username, name: entry.player?.displayName, beacon: identity.description))
+            events.publish(.playerGone(player: username, name: entry.player?.displayName, beacon: identity))
         }
     }
 
@@ -228,7 +229,7 @@ public actor NearbyPlayers {
         entry.announcedRanging = entry.ranging
         entries[identity] = entry
         if known { return }
-        events.publish(Self.event(.playerNearby, player, entry))
+        events.publish(.playerNearby(Self.inRange(player, entry)))
         if reported.insert(player.username).inserted, let sighting = Self.sighting(entry) {
             let report = onFirstRecognised
             Task { await report([sighting]) }
@@ -257,15 +258,12 @@ public actor NearbyPlayers {
         entry.announcedZone = entry.zone
         entry.announcedRanging = entry.ranging
         entries[identity] = entry
-        events.publish(Self.event(.playerMoved, player, entry))
+        events.publish(.playerMoved(Self.inRange(player, entry)))
     }
 
-    private static func event(_ kind: AgentEvent.Kind, _ player: ResolvedPlayer, _ entry: Entry) -> AgentEvent {
-        var event = AgentEvent(kind, player: player.username, name: player.displayName, beacon: entry.identity.description,
-                               distance: entry.distance, zone: entry.zone.rawValue)
-        event.distanceLow = entry.interval?.lowerBound
-        event.distanceHigh = entry.interval?.upperBound
-        event.ranging = entry.distance == nil ? nil : entry.ranging.rawValue
-        return event
+    /// The player as the player events describe them.
+    private static func inRange(_ player: ResolvedPlayer, _ entry: Entry) -> AgentEvent.PlayerInRange {
+        AgentEvent.PlayerInRange(player: player.username, name: player.displayName, beacon: entry.identity, distance: entry.distance,
+                                 interval: entry.interval, ranging: entry.distance == nil ? nil : entry.ranging, zone: entry.zone)
     }
 }

@@ -25,19 +25,20 @@ public actor Notifier {
 
     /// The notification an event deserves, if any: title and body.
     static func notification(for event: AgentEvent, me: String) -> (String, String)? {
-        switch event.kind {
-        case .invitationReceived:
-            return ("Invitation from \(event.player ?? "a player")", "Game \(event.game.map(String.init) ?? "?"): `nearplay accept \(event.game.map(String.init) ?? "ID")` to play.")
-        case .gameStarted:
-            return ("Game \(event.game.map(String.init) ?? "?") started", "`nearplay play \(event.game.map(String.init) ?? "ID")` plays your next round.")
-        case .gameFinished:
-            if event.winner == me { return ("You won!", "Game \(event.game.map(String.init) ?? "?"): your opponents' contacts are unlocked.") }
-            if let winner = event.winner { return ("\(winner) won", "Game \(event.game.map(String.init) ?? "?") is over.") }
-            return ("A draw", "Game \(event.game.map(String.init) ?? "?") ended without a winner.")
-        case .achievement:
-            return ("Achievement unlocked", "\(event.message ?? "A new achievement"): `nearplay achievements` shows them all.")
-        case .tournamentFinished where event.winner == me:
-            return ("You won tournament \(event.tournament.map(String.init) ?? "?")!", "Every entrant's unlocked players are yours for good.")
+        func id(_ id: Int64?, or missing: String = "?") -> String { id.map(String.init) ?? missing }
+        switch event {
+        case .invitationReceived(let player, let game, _):
+            return ("Invitation from \(player ?? "a player")", "Game \(id(game)): `nearplay accept \(id(game, or: "ID"))` to play.")
+        case .gameStarted(let game, _, _):
+            return ("Game \(id(game)) started", "`nearplay play \(id(game, or: "ID"))` plays your next round.")
+        case .gameFinished(let game, let winner, _):
+            if winner == me { return ("You won!", "Game \(id(game)): your opponents' contacts are unlocked.") }
+            if let winner { return ("\(winner) won", "Game \(id(game)) is over.") }
+            return ("A draw", "Game \(id(game)) ended without a winner.")
+        case .achievement(let title, _):
+            return ("Achievement unlocked", "\(title ?? "A new achievement"): `nearplay achievements` shows them all.")
+        case .tournamentFinished(let tournament, let winner, _) where winner == me:
+            return ("You won tournament \(id(tournament))!", "Every entrant's unlocked players are yours for good.")
         default:
             return nil
         }

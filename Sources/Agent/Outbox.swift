@@ -94,7 +94,7 @@ public actor Outbox {
         } catch {
             throw AgentError("Could not queue the \(operation.summary): \(error).", code: "stateUnavailable")
         }
-        events.publish(AgentEvent(.queued, operation: operation.summary))
+        events.publish(.queued(operation: operation.summary))
         wakeContinuation.yield()
         return key
     }
@@ -176,16 +176,16 @@ public actor Outbox {
             remove(id)
             if !lobbyReachable {
                 lobbyReachable = true
-                events.publish(AgentEvent(.lobbyConnected))
+                events.publish(.lobbyConnected())
             }
-            events.publish(AgentEvent(.sent, operation: operation.summary))
+            events.publish(.sent(operation: operation.summary))
             resolve(key, .sent(answer))
             return .progressed
         } catch let error as LobbyClientError where (400..<500).contains(error.status) && error.status != 408 && error.status != 429 {
             remove(id)
             logger.notice("the lobby refused the \(operation.summary): \(error.message)")
-            events.publish(AgentEvent(.refused, operation: operation.summary, message: error.message))
-            resolve(key, .refused(code: error.code, message: error.message))
+            events.publish(.refused(operation: operation.summary, reason: error.message))
+            resolve(key, .refused(code: error.code.rawValue, message: error.message))
             return .progressed
         } catch {
             _ = try? await store.database.write {
@@ -194,7 +194,7 @@ public actor Outbox {
             if lobbyReachable {
                 lobbyReachable = false
                 logger.notice("the lobby is unreachable (\(error)); \(count) operations wait")
-                events.publish(AgentEvent(.lobbyDisconnected, message: "\(error)"))
+                events.publish(.lobbyDisconnected(reason: "\(error)"))
             }
             return .unreachable
         }

@@ -1,16 +1,20 @@
 import Foundation
 import Ranging
 
+/// How a player's distance was reached, as the `ranging` key of player events says it.
+public enum RangingMethod: String, Sendable {
+    /// Our reading of the player alone.
+    case oneWay = "one-way"
+    /// Our reading combined with the player's own reading of us.
+    case twoWay = "two-way"
+}
+
 /// Two-way ranging in the agent: what each peer last reported reading of us (through the lobby's
 /// `peerReading` events), combined with our own reading of that peer by ``TwoWayRanging``.
 /// Without a reading from the peer, or with one older than ``maximumAge``, the distance is
 /// one-way (the ranging pipeline's own).
 struct PeerReadings: Sendable {
-    /// How a distance was reached, as the `ranging` key of player events says it.
-    enum Method: String, Sendable {
-        case oneWay = "one-way"
-        case twoWay = "two-way"
-    }
+    typealias Method = RangingMethod
 
     /// A player's distance, its interval and how they were reached.
     struct Estimate: Sendable, Equatable {

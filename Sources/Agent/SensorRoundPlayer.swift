@@ -1,4 +1,5 @@
 import Foundation
+import LobbyClient
 import Logging
 import Minigames
 import Rounds
@@ -38,8 +39,8 @@ public struct SensorRoundPlayer: RoundPlaying {
     public var countdown: Double { recordings == nil ? 3 : 0 }
 
     public func play(_ round: RoundPlanned) async throws -> PlayedRound {
-        guard let game = MinigameCatalog.game(named: round.minigame) else {
-            throw AgentError("The lobby proposed \(round.minigame.debugDescription), a game this agent does not know; update nearplay.", code: "unknownGame")
+        guard let game = MinigameCatalog.game(named: round.minigame.rawValue) else {
+            throw AgentError("The lobby proposed \(round.minigame.rawValue.debugDescription), a game this agent does not know; update nearplay.", code: "unknownGame")
         }
         let plan = RoundPlan(duration: round.duration ?? game.duration, signalTime: round.signalTime)
         let runner = RoundRunner(sensors: try setup(for: game.name), logger: logger)

@@ -20,7 +20,7 @@ extension LobbyClient {
     public func currentBeacon(location id: Int64, at date: Date = Date()) async throws -> PlayerBeacon {
         let key = try await beaconKey(location: id)
         guard let secret = BeaconSecret(base64URL: key.secret), let period = RotationPeriod(seconds: key.periodSeconds) else {
-            throw LobbyClientError(status: 200, code: "badResponse", message: "The lobby gave location \(id) a beacon key that is not one.", excluded: [])
+            throw LobbyClientError(status: 200, code: .badResponse, message: "The lobby gave location \(id) a beacon key that is not one.", excluded: [])
         }
         let (major, minor) = RotatingIdentity.location(secret, period: period.index(at: date))
         return PlayerBeacon(uuid: key.locationUuid, major: major, minor: minor)

@@ -35,7 +35,7 @@ extension LobbyClient {
                 }
                 let why = close.map { "code \($0.closeCode)\($0.reason.map { ", \($0)" } ?? "")" } ?? "no close frame"
                 continuation.finish(throwing: LobbyClientError(
-                    status: 0, code: "liveEventsClosed",
+                    status: 0, code: .liveEventsClosed,
                     message: "The lobby closed the live event stream (\(why)): resume after the last cursor handled.", excluded: []))
             } catch {
                 logger.debug("Live events from \(url) ended: \(error)")
@@ -48,7 +48,7 @@ extension LobbyClient {
             guard !opened.isSet else { return }
             logger.debug("Live events from \(url) did not open within \(openTimeout).")
             continuation.finish(throwing: LobbyClientError(
-                status: 0, code: "liveEventsTimedOut",
+                status: 0, code: .liveEventsTimedOut,
                 message: "The lobby's live event stream did not open within \(openTimeout): reconnect and resume after the last cursor handled.",
                 excluded: []))
             task.cancel()

@@ -141,7 +141,7 @@ public struct LobbyClient: Sendable {
     public func calibration() async throws -> SensorCalibration? {
         do {
             return try await call { try await $0.getCalibration().ok.body.json }
-        } catch let error as LobbyClientError where error.status == 404 && error.code == "calibrationNotFound" {
+        } catch let error as LobbyClientError where error.status == 404 && error.code == .calibrationNotFound {
             return nil
         }
     }
@@ -167,7 +167,7 @@ public struct LobbyClient: Sendable {
     func api() throws -> Client {
         guard let url = URL(string: baseURL), url.scheme != nil, url.host != nil else {
             throw LobbyClientError(
-                status: 0, code: "invalidLobbyURL",
+                status: 0, code: .invalidLobbyURL,
                 message: "The lobby address '\(baseURL)' is not a URL like http://127.0.0.1:8080: correct it in the configuration.",
                 excluded: [])
         }
@@ -193,7 +193,7 @@ public struct LobbyClient: Sendable {
     /// A success status the document does not give the operation.
     static func unexpected(_ output: some Sendable) -> LobbyClientError {
         LobbyClientError(
-            status: 0, code: "unexpectedResponse",
+            status: 0, code: .unexpectedResponse,
             message: "The lobby answered in a way its API document does not describe (\(output)): is it a different version?",
             excluded: [])
     }
@@ -251,7 +251,7 @@ struct LobbyMiddleware: ClientMiddleware {
         if let responseBody { bytes = try await Data(collecting: responseBody, upTo: 1 << 20) }
         let detail = (try? JSONDecoder().decode(Components.Schemas.ErrorBody.self, from: bytes))?.error
         throw LobbyClientError(
-            status: response.status.code, code: detail?.code ?? "http\(response.status.code)",
+            status: response.status.code, code: LobbyClientError.Code(rawValue: detail?.code ?? "http\(response.status.code)"),
             message: detail?.message ?? String(decoding: bytes.prefix(200), as: UTF8.self), excluded: detail?.excluded ?? [])
     }
 }

@@ -24,6 +24,8 @@ public typealias EncounterSighting = Components.Schemas.Sighting
 public typealias EncounterReceipt = Components.Schemas.EncounterReceipt
 /// An invitation; its id is also the id of the game it proposes.
 public typealias Invitation = Components.Schemas.Invitation
+/// An invitee's answer: `pending`, `accepted`, `declined` or `expired`.
+public typealias InvitationResponse = Components.Schemas.InvitationResponse
 /// A game of the lobby.
 public typealias LobbyGame = Components.Schemas.Game
 /// A game's state: `pending`, `open`, `finished` or `cancelled`.

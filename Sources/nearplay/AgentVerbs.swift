@@ -46,8 +46,8 @@ extension AgentConnection {
         Thread.detachNewThread {
             try? client.events { line in
                 guard let event = try? LobbyClient.decoder.decode(AgentEvent.self, from: Data(line.utf8)),
-                      event.kind == .roundStarting, matches(event) else { return true }
-                print("\(event.round.map { "Round \($0), " } ?? "")\((event.minigame ?? "").capitalized): \(event.message ?? "") — go!")
+                      case .roundStarting(_, let round, let minigame, let instructions, _) = event, matches(event) else { return true }
+                print("Round \(round), \(minigame.rawValue.capitalized): \(instructions) — go!")
                 StandardOutput.flush()
                 return !once
             }

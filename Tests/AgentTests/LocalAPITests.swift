@@ -1,4 +1,5 @@
 import Agent
+import BeaconFrames
 import BusTestSupport
 import Foundation
 import Testing
@@ -107,12 +108,12 @@ import Testing
         try server.start()
         defer { server.stop() }
         // Two events before anyone listens: `recent` brings them back first, in order.
-        bus.publish(AgentEvent(.lobbyConnected))
-        bus.publish(AgentEvent(.queued, operation: "early"))
+        bus.publish(.lobbyConnected())
+        bus.publish(.queued(operation: "early"))
         let publisher = Task {
             while bus.subscriberCount == 0 { try? await Task.sleep(for: .milliseconds(5)) }
             for i in 0..<200 {
-                bus.publish(AgentEvent(.playerNearby, player: "p\(i)", distance: 1.5, zone: "near"))
+                bus.publish(.playerNearby(.init(player: "p\(i)", name: "P\(i)", distance: 1.5, zone: .near)))
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }
@@ -180,24 +181,29 @@ func rawExchange(_ path: String, _ lines: [String]) throws -> [String] {
 @Suite struct AgentEventFormatTests {
     @Test func writesKeysInAFixedOrderAndReadsBack() throws {
         let time = Date(timeIntervalSince1970: 1_790_000_000.25)
-        let event = AgentEvent(.roundFinished, time: time, player: "bob \"b\"", game: 7, round: 2, scores: ["bob": 400, "alice": 880], winner: "alice")
-        #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_finished","player":"bob \"b\"","game":7,"round":2,"scores":{"alice":880,"bob":400},"winner":"alice"}"#)
+        // A round's result carries no player (the enum has no room for one), so the name that
+        // needs escaping moved to an answer, which does.
+        let event = AgentEvent.roundFinished(game: 7, round: 2, scores: ["bob": 400, "alice": 880], winner: "alice", at: time)
+        #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_finished","game":7,"round":2,"scores":{"alice":880,"bob":400},"winner":"alice"}"#)
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)) == event)
-        let nearby = AgentEvent(.playerNearby, time: time, player: "bob", name: "Bob", distance: 2.5, zone: "near")
+        let answer = AgentEvent.invitationAnswered(by: "bob \"b\"", game: 7, response: .declined, at: time)
+        #expect(answer.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"invitation_answered","player":"bob \"b\"","game":7,"response":"declined"}"#)
+        #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(answer.jsonLine.utf8)) == answer)
+        let nearby = AgentEvent.playerNearby(.init(player: "bob", name: "Bob", distance: 2.5, zone: .near), at: time)
         #expect(nearby.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"player_nearby","player":"bob","name":"Bob","distance_m":2.50,"zone":"near"}"#)
     }
 
     @Test func aLocationEventListsItsTournamentsInTheSameOrder() throws {
         let time = Date(timeIntervalSince1970: 1_790_000_000.25)
         let ends = Date(timeIntervalSince1970: 1_790_035_200)
-        let event = AgentEvent(.location, time: time, name: "Hall \"A\"", beacon: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/3", distance: 1.234,
-                               zone: "near", location: 3, tournaments: [.init(id: 7, period: "daily", endsAt: ends)])
+        let event = AgentEvent.location(.init(location: 3, name: "Hall \"A\"", beacon: BeaconIdentity("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/3")!,
+                                              distance: 1.234, zone: .near, tournaments: [.init(id: 7, period: "daily", endsAt: ends)]), at: time)
         #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"location","name":"Hall \"A\"","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/0/3","distance_m":1.23,"zone":"near","location":3,"tournaments":[{"id":7,"period":"daily","ends_at":"2026-09-22T00:00:00.000Z"}]}"#)
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)).tournaments == event.tournaments)
-        let played = AgentEvent(.roundPlayed, time: time, tournament: 7, round: 1, minigame: "statue", score: 900)
+        let played = AgentEvent.roundPlayed(.tournament(7), round: 1, minigame: .statue, score: 900, at: time)
         #expect(played.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"round_played","tournament":7,"round":1,"minigame":"statue","score":900}"#)
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(played.jsonLine.utf8)) == played)
-        #expect(AgentEvent(.tournamentFinished, time: time, tournament: 7, winner: "alice").sentence == "tournament 7 finished: alice won")
+        #expect(AgentEvent.tournamentFinished(tournament: 7, winner: "alice", at: time).sentence == "tournament 7 finished: alice won")
         #expect(played.sentence == "you played round 1 (statue) of tournament 7: 900 points")
     }
 }

@@ -36,10 +36,10 @@ import Testing
         let notifier = Notifier(address: bus.address, username: "alice")
         let stream = events.subscribe()
         let running = Task { await notifier.run(stream) }
-        events.publish(AgentEvent(.playerMoved, player: "bob", distance: 2))   // not worth a notification
-        events.publish(AgentEvent(.invitationReceived, player: "bob", game: 7))
-        events.publish(AgentEvent(.gameStarted, game: 7))
-        events.publish(AgentEvent(.gameFinished, game: 7, winner: "alice"))
+        events.publish(.playerMoved(.init(player: "bob", name: "Bob", distance: 2, zone: .near)))   // not worth a notification
+        events.publish(.invitationReceived(from: "bob", game: 7))
+        events.publish(.gameStarted(game: 7, plan: nil))
+        events.publish(.gameFinished(game: 7, winner: "alice"))
         events.finish()
         await running.value
 

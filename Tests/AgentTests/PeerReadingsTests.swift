@@ -38,11 +38,8 @@ import Testing
     }
 
     @Test func playerEventsCarryTheIntervalAndTheMethodInTheirPlace() throws {
-        var event = AgentEvent(.playerMoved, time: Date(timeIntervalSince1970: 1_790_000_000.25), player: "bob", name: "Bob",
-                               distance: 2.14, zone: "near")
-        event.distanceLow = 1.4
-        event.distanceHigh = 3.2
-        event.ranging = "two-way"
+        let event = AgentEvent.playerMoved(.init(player: "bob", name: "Bob", distance: 2.14, interval: 1.4...3.2, ranging: .twoWay, zone: .near),
+                                           at: Date(timeIntervalSince1970: 1_790_000_000.25))
         #expect(event.jsonLine == #"{"t":"2026-09-21T14:13:20.250Z","event":"player_moved","player":"bob","name":"Bob","distance_m":2.14,"distance_lo_m":1.40,"distance_hi_m":3.20,"ranging":"two-way","zone":"near"}"#)
         #expect(try JSONDecoder().decode(AgentEvent.self, from: Data(event.jsonLine.utf8)) == event)
         #expect(event.sentence == "Bob (bob) is now 2.1 m (1.4–3.2) away (near)")

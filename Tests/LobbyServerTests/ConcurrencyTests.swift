@@ -33,11 +33,11 @@ import Testing
                     group.addTask {
                         if i % 2 == 0 {
                             let invitees = (1...(1 + i % 3)).map { names[(i / 2 + $0 * 5) % names.count] }
-                            do { _ = try await client.invite(invitees); outcomes.add("invited") } catch let error as LobbyClientError { outcomes.add(error.code) }
+                            do { _ = try await client.invite(invitees); outcomes.add("invited") } catch let error as LobbyClientError { outcomes.add(error.code.rawValue) }
                         } else {
                             let pending = (try? await client.invitations())?.filter { $0.invitees.contains { $0.response == .pending } } ?? []
                             guard let invitation = pending.randomElement() else { outcomes.add("nothingToAccept"); return }
-                            do { _ = try await client.accept(invitation: invitation.id); outcomes.add("accepted") } catch let error as LobbyClientError { outcomes.add(error.code) }
+                            do { _ = try await client.accept(invitation: invitation.id); outcomes.add("accepted") } catch let error as LobbyClientError { outcomes.add(error.code.rawValue) }
                         }
                     }
                 }
