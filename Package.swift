@@ -161,7 +161,8 @@ let package = Package(
         .target(
             name: "LobbyClient",
             dependencies: [
-                "LobbyAPI", "Minigames", "SensorSamples", "BeaconKeys",
+                // BeaconFrames for the one mapping between beacon identities and the API's beacons.
+                "LobbyAPI", "BeaconFrames", "Minigames", "SensorSamples", "BeaconKeys",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

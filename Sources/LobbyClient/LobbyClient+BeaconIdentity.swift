@@ -1,8 +1,10 @@
 import BeaconFrames
 import Foundation
-import LobbyClient
 
-/// The one mapping between the radio's beacon identities and the lobby's wire form.
+// The one mapping between the radio's beacon identities (`BeaconFrames.BeaconIdentity`, what
+// the agent tracks and prints) and the lobby's wire form (the document's `Beacon` and the flat
+// uuid/major/minor of a `Sighting`), so the agent never spells out either side's fields.
+
 extension PlayerBeacon {
     /// The lobby form of an iBeacon identity; nil for AltBeacon and Eddystone, which players do not use.
     public init?(_ identity: BeaconFrames.BeaconIdentity) {
@@ -19,7 +21,7 @@ extension PlayerBeacon {
 
 extension EncounterSighting {
     /// The lobby's form of a sighting of an iBeacon identity; nil for other frames.
-    init?(_ identity: BeaconFrames.BeaconIdentity, distance: Double?, at time: Date) {
+    public init?(_ identity: BeaconFrames.BeaconIdentity, distance: Double?, at time: Date) {
         guard let beacon = PlayerBeacon(identity) else { return nil }
         self.init(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: distance, at: time)
     }
