@@ -26,6 +26,7 @@ let package = Package(
     products: [
         .executable(name: "nearplay", targets: ["nearplay"]),
         .executable(name: "nearplay-lobby", targets: ["NearplayLobby"]),
+        .library(name: "Spawn", targets: ["Spawn"]),
         .executable(name: "nearplay-bench", targets: ["NearplayBenchmarks"]),
         .executable(name: "nearplay-agent-bench", targets: ["nearplay-agent-bench"]),
         .executable(name: "nearplay-stats-bench", targets: ["nearplay-stats-bench"]),
@@ -174,11 +175,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Child processes without Foundation's `Process`: for the demo, the tests and the benchmarks.
+        .target(name: "Spawn"),
         // The programs.
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "SystemSupport", "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient",
+                "SystemSupport", "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient", "Spawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -201,7 +204,7 @@ let package = Package(
         ),
         // What the tests share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .target(name: "BusTestSupport", dependencies: ["TestSupport", "DBus", "Radio", "BeaconFrames"], path: "Tests/BusTestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["TestSupport", "DBus", "Radio", "BeaconFrames", "Spawn"], path: "Tests/BusTestSupport"),
         // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
         .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
         // Tests.
@@ -249,7 +252,7 @@ let package = Package(
         // Benchmarks and soaks.
         .executableTarget(
             name: "nearplay-dbus-bench",
-            dependencies: ["DBus", "Radio", "BusTestSupport"],
+            dependencies: ["DBus", "Radio", "BusTestSupport", "Spawn"],
             path: "Benchmarks/DBusThroughput"
         ),
         .executableTarget(
@@ -272,7 +275,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames", "Proximity"],
+            dependencies: ["Radio", "BeaconFrames", "Proximity", "Spawn"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(
@@ -288,7 +291,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay-agent-bench",
             dependencies: [
-                "Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient",
+                "Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "Spawn",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -297,7 +300,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay-lobby-soak",
             dependencies: [
-                "Lobby", "LobbyClient", "Minigames", "BeaconFrames",
+                "Lobby", "LobbyClient", "Minigames", "BeaconFrames", "Spawn",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/LobbySoak"

@@ -1,23 +1,18 @@
 import Foundation
+import Spawn
 
 /// A child process with its output in a file, killed when the value goes away.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let log: String
 
     init(_ executable: String, _ arguments: [String], log: String) throws {
         self.log = log
         FileManager.default.createFile(atPath: log, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(executable, arguments, output: .file(log), errors: .file(log))
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
     var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
     /// Waits (at most `timeout` s) until `condition` holds; false if the process ended first.
@@ -35,14 +30,10 @@ final class ChildProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL after 10 s.
     func stop() {
-        guard process.isRunning else { return }
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() }
+        process.signal(SIGTERM)
+        process.waitBlocking(timeout: 10)
+        process.kill()
     }
-
-    deinit { if process.isRunning { kill(pid, SIGKILL) } }
 }
 
 /// A free TCP port on 127.0.0.1 (bound and released; the lobby takes it right after).

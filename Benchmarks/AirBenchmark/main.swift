@@ -14,6 +14,7 @@
 import Foundation
 import Proximity
 import Radio
+import Spawn
 import Synchronization
 
 if CommandLine.arguments.dropFirst().first == "two-way" {
@@ -97,15 +98,10 @@ func selfCPUSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-var scanner: Process?
+var scanner: SpawnedProcess?
 if FileManager.default.isExecutableFile(atPath: nearplayPath) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: nearplayPath)
-    process.arguments = ["scan", "--backend", "sim", "--air-socket", socketPath, "--device", "bench", "--json"]
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try process.run()
-    scanner = process
+    scanner = try SpawnedProcess(nearplayPath, ["scan", "--backend", "sim", "--air-socket", socketPath, "--device", "bench", "--json"],
+                                 output: .null, errors: .null)
 } else {
     print("note: \(nearplayPath) not found; measuring the in-process scanner only (build `nearplay` too for the scanner process)")
 }
@@ -116,7 +112,7 @@ let clock = ContinuousClock()
 let start = clock.now
 let heard0 = heard.value.load(ordering: .relaxed)
 let delivered0 = hub.census.framesDelivered
-let scannerCPU0 = scanner.flatMap { cpuSeconds(of: $0.processIdentifier) }
+let scannerCPU0 = scanner.flatMap { cpuSeconds(of: $0.pid) }
 let selfCPU0 = selfCPUSeconds()
 try await Task.sleep(for: .seconds(seconds))
 let elapsed = start.duration(to: clock.now)
@@ -130,13 +126,13 @@ print("simulated air: \(beaconCount) beacons at 10 Hz, \(census.scanning) scanne
 print(String(format: "  in-process scanner heard      %7.0f advertisements/s", heardRate))
 print(String(format: "  hub delivered (all scanners)  %7.0f frames/s, %d dropped", deliveredRate, census.framesDropped))
 print(String(format: "  hub + in-process scanner CPU  %7.1f %% of a core", 100 * selfCPU / wall))
-if let scanner, let before = scannerCPU0, let after = cpuSeconds(of: scanner.processIdentifier) {
+if let scanner, let before = scannerCPU0, let after = cpuSeconds(of: scanner.pid) {
     let cpu = after - before
     let perScanner = deliveredRate / Double(max(1, census.scanning))
     print(String(format: "  `nearplay scan --backend sim --json` process: %.1f %% of a core (%.1f µs per advertisement), RSS %.1f MB",
-                 100 * cpu / wall, 1e6 * cpu / max(1, perScanner * wall), residentMegabytes(of: scanner.processIdentifier) ?? 0))
-    scanner.terminate()
-    scanner.waitUntilExit()
+                 100 * cpu / wall, 1e6 * cpu / max(1, perScanner * wall), residentMegabytes(of: scanner.pid) ?? 0))
+    scanner.signal(SIGTERM)
+    scanner.waitBlocking()
 }
 scanTask.cancel()
 _ = await scanTask.result

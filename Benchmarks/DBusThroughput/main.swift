@@ -11,6 +11,7 @@ import BusTestSupport
 import DBus
 import Foundation
 import Radio
+import Spawn
 import Synchronization
 
 let deviceCount = 64
@@ -165,18 +166,23 @@ func monotonicNanoseconds() -> UInt64 {
 func runBenchmark(floodCount: Int, rateSeconds: Double, withAdvertiser: Bool) async throws {
     let bus = try await PrivateBus()
     defer { bus.stop() }
-    let sender = Process()
-    sender.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    sender.arguments = ["sender", bus.address]
-    let toSender = Pipe(), fromSender = Pipe()
-    sender.standardInput = toSender
-    sender.standardOutput = fromSender
-    try sender.run()
-    defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
-    let replies = LineReader(fd: fromSender.fileHandleForReading.fileDescriptor)
+    // Its replies come through a pipe read here with blocking reads: polling for them would add
+    // wake-ups to the CPU and context switches this process measures.
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw TestEnvironmentError("no pipe for the sender: \(String(cString: strerror(errno)))") }
+    for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    defer { close(ends[0]) }
+    let sender: SpawnedProcess
+    do {
+        defer { close(ends[1]) }
+        sender = try SpawnedProcess(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, ["sender", bus.address],
+                                    output: .descriptor(ends[1]), errors: .descriptor(STDERR_FILENO), input: true)
+    }
+    defer { sender.kill() }
+    let replies = LineReader(fd: ends[0])
     guard replies.next() == "ready" else { throw TestEnvironmentError("the sender did not start") }
     func command(_ text: String) async throws -> String {
-        toSender.fileHandleForWriting.write(Data((text + "\n").utf8))
+        sender.send(text + "\n")
         return replies.next() ?? ""
     }
 

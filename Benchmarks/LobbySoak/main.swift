@@ -14,6 +14,7 @@ import struct BeaconFrames.SplitMix64
 import GRDB
 import LobbyClient
 import Minigames
+import Spawn
 import Synchronization
 import enum Lobby.SyntheticRecording
 
@@ -24,19 +25,13 @@ let password = "password-123"
 // MARK: - The server as a child process
 
 final class Server {
-    let process = Process()
+    let process: SpawnedProcess
     let port: Int
 
     init(executable: URL, database: String, log: URL) throws {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        handle.seekToEndOfFile()
-        process.executableURL = executable
-        process.arguments = ["serve", "--db", database, "--port", "0", "--bcrypt-cost", "4", "--minigames", "statue",
-                             "--sign-in-throttle", "off"]
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        process = try SpawnedProcess(executable.path, ["serve", "--db", database, "--port", "0", "--bcrypt-cost", "4", "--minigames", "statue",
+                                                       "--sign-in-throttle", "off"],
+                                     output: .file(log.path), errors: .file(log.path))
         let deadline = Date().addingTimeInterval(30)
         var found: Int?
         while found == nil, Date() < deadline, process.isRunning {
@@ -46,7 +41,7 @@ final class Server {
             if found == nil { Thread.sleep(forTimeInterval: 0.05) }
         }
         guard let found else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.kill()
             throw SoakError("the lobby did not start: \((try? String(contentsOf: log, encoding: .utf8))?.suffix(600) ?? "")")
         }
         port = found
@@ -55,8 +50,7 @@ final class Server {
     var url: String { "http://127.0.0.1:\(port)" }
 
     func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill()
     }
 }
 

@@ -1,16 +1,18 @@
 import Agent
 import Foundation
 import LobbyClient
+import Spawn
 
 /// Everything `nearplay demo` starts: a lobby on a temporary SQLite file, a simulated air, and
-/// one agent per player, each a child process with its log in a temporary folder. ``stop()``
-/// ends them all (SIGTERM, then SIGKILL after 5 s) and removes the folder; it is also what an
-/// interrupt runs, so nothing is left behind.
+/// one agent per player, each a child process with its log in a temporary folder, started as the
+/// tests start theirs (``SpawnedProcess``: its own process group, only its standard streams
+/// inherited). ``stop()`` ends them all (SIGTERM, then SIGKILL after 5 s) and removes the folder;
+/// it is also what an interrupt runs, so nothing is left behind.
 final class DemoWorld: @unchecked Sendable {
     let folder: String
     let binaries: String
     private let lock = NSLock()
-    private var children: [(name: String, process: Process)] = []
+    private var children: [(name: String, process: SpawnedProcess)] = []
     private var stopped = false
 
     init(binaries: String) throws {
@@ -27,16 +29,9 @@ final class DemoWorld: @unchecked Sendable {
     @discardableResult
     func start(_ name: String, _ executable: String, _ arguments: [String], ready: String?, timeout: Double = 30) throws -> String? {
         let log = folder + "/\(name).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binaries + "/" + executable)
-        process.arguments = arguments
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
+        let process: SpawnedProcess
         do {
-            try process.run()
+            process = try SpawnedProcess(binaries + "/" + executable, arguments, output: .file(log), errors: .file(log))
         } catch {
             throw CommandFailure("Cannot start \(binaries)/\(executable): \(error). Build it first (`swift build`).")
         }
@@ -66,16 +61,16 @@ final class DemoWorld: @unchecked Sendable {
     /// Stops every child (newest first) and removes the folder. Safe to call twice, and from a
     /// signal handler's queue.
     func stop() {
-        let running: [(name: String, process: Process)] = lock.withLock {
+        let running: [(name: String, process: SpawnedProcess)] = lock.withLock {
             guard !stopped else { return [] }
             stopped = true
             return children.reversed()
         }
-        for child in running where child.process.isRunning { kill(child.process.processIdentifier, SIGTERM) }
+        for child in running { child.process.signal(SIGTERM) }
         let deadline = Date().addingTimeInterval(5)
         for child in running {
-            while child.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) }
+            _ = child.process.waitBlocking(timeout: max(0, deadline.timeIntervalSinceNow))
+            child.process.kill()
         }
         try? FileManager.default.removeItem(atPath: folder)
     }
@@ -92,16 +87,19 @@ final class DemoWorld: @unchecked Sendable {
             let home = folder + "/\(username)"
             try Credentials(lobby: lobby, username: username, token: token).save(to: home + "/credentials.json")
             let socket = home + "/agent.sock"
-            var configuration: [String: Any] = [
-                "lobby": lobby,
-                "radio": ["backend": "sim", "air_socket": airSocket, "device": username],
-                "state_directory": home + "/state", "socket": socket, "credentials": home + "/credentials.json",
-                "notifications": false, "encounter_report_seconds": 5,
-            ]
-            if let recordings { configuration["recordings"] = recordings }
+            var configuration = AgentConfiguration()
+            configuration.lobby = lobby
+            configuration.radio = .init(backend: .sim, airSocket: airSocket, device: username)
+            configuration.stateDirectory = home + "/state"
+            configuration.socket = socket
+            configuration.credentials = home + "/credentials.json"
+            configuration.notifications = false
+            configuration.encounterReportSeconds = 5
+            configuration.recordings = recordings
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let path = home + "/agent.json"
-            try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys])
-                .write(to: URL(fileURLWithPath: path))
+            try encoder.encode(configuration).write(to: URL(fileURLWithPath: path))
             return (path, socket)
         } catch let error as AgentError {
             throw CommandFailure(error.message)

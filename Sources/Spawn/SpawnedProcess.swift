@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 
-/// A child process for tests and benchmarks, started with `posix_spawn` and waited for with
-/// `waitpid(pid, WNOHANG)`, never with Foundation's `Process`.
+/// A child process, started with `posix_spawn` and waited for with `waitpid(pid, WNOHANG)`,
+/// never with Foundation's `Process`: the one way Nearplay starts programs (the tests, the
+/// benchmarks and `nearplay demo`).
 ///
 /// Foundation's `Process` on Linux learns that a child ended from a socket pair the child
 /// inherits: when its end reads as closed, a single manager thread calls a *blocking*
@@ -22,6 +23,9 @@ public final class SpawnedProcess: @unchecked Sendable {
         /// Appended to a file.
         case file(String)
         case null
+        /// This process's descriptor (a pipe it reads itself with blocking reads, or its own
+        /// standard error to pass it on), duplicated into the child; the caller keeps it.
+        case descriptor(Int32)
     }
 
     public let pid: pid_t
@@ -58,6 +62,9 @@ public final class SpawnedProcess: @unchecked Sendable {
                 return nil
             case .file(let path):
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+                return nil
+            case .descriptor(let fd):
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
                 return nil
             case .capture:
                 var ends: [Int32] = [-1, -1]
