@@ -86,7 +86,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio", "Traces"]),
+        .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
         .target(
             name: "Agent",
             dependencies: [
@@ -181,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "nearplay",
             dependencies: [
-                "SystemSupport", "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "DBus", "Proximity", "Agent", "LobbyClient", "Spawn",
+                "SystemSupport", "BeaconFrames", "Ranging", "Traces", "Sensors", "Minigames", "Rounds", "Radio", "Proximity", "Agent", "LobbyClient", "Spawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -207,6 +207,8 @@ let package = Package(
         .target(name: "BusTestSupport", dependencies: ["TestSupport", "DBus", "Radio", "BeaconFrames", "Spawn"], path: "Tests/BusTestSupport"),
         // A private PostgreSQL cluster for tests and benchmarks, run as an unprivileged user.
         .target(name: "DatabaseTestSupport", dependencies: ["BusTestSupport", "LobbyDatabase"], path: "Tests/DatabaseTestSupport"),
+        // The two-way ranging experiment nearplay-air-bench runs, apart so SimulatedAirTests can import it.
+        .target(name: "AirBenchmarkSupport", dependencies: ["Radio", "Ranging", "BeaconFrames"], path: "Benchmarks/AirBenchmarkSupport"),
         // Tests.
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "BeaconFramesTests", dependencies: ["BeaconFrames", "BeaconKeys"]),
@@ -217,7 +219,7 @@ let package = Package(
         .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport"]),
+        .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport", "AirBenchmarkSupport"]),
         .testTarget(
             name: "AgentTests",
             dependencies: ["Agent", "BeaconKeys", "Proximity", "Radio", "Ranging", "BeaconFrames", "LobbyClient", "BusTestSupport", "DatabaseTestSupport", "Minigames", "Rounds", "SensorSamples"]
@@ -275,7 +277,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames", "Proximity", "Spawn"],
+            dependencies: ["Radio", "BeaconFrames", "AirBenchmarkSupport", "Spawn"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(

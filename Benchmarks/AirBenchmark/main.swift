@@ -9,10 +9,10 @@
 // Build with `swift build -c release --product nearplay-air-bench --product nearplay`.
 //
 // `nearplay-air-bench two-way [seeds]` instead runs the two-way ranging experiment in process
-// (Proximity.TwoWayAirExperiment): 12 players in an 8 m room, device offsets up to ±8 dB, under
+// (AirBenchmarkSupport.TwoWayAirExperiment): 12 players in an 8 m room, device offsets up to ±8 dB, under
 // both offset models, and prints the one-way and two-way median errors over `seeds` rooms.
+import AirBenchmarkSupport
 import Foundation
-import Proximity
 import Radio
 import Spawn
 import Synchronization
@@ -27,7 +27,7 @@ if CommandLine.arguments.dropFirst().first == "two-way" {
             experiment.seed = seed
             pairs += experiment.run().pairs
         }
-        let result = TwoWayAirExperiment.Result(pairs: pairs)
+        let result = TwoWayAirExperiment.Outcome(pairs: pairs)
         let covered = pairs.filter { $0.twoWayInterval?.contains($0.truth) == true }.count
         print(String(format: "RESULT two_way offsets=%@ pairs=%d one_way_median_m=%.2f two_way_median_m=%.2f ratio=%.2f two_way_interval_coverage=%.2f",
                      model.rawValue, pairs.count, result.oneWayMedianError ?? -1, result.twoWayMedianError ?? -1, result.ratio ?? -1,

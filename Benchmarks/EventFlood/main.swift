@@ -9,7 +9,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdWSClient
-import Lobby
+@_spi(Benchmarks) import Lobby
 import LobbyServer
 import Logging
 import Synchronization

@@ -2,7 +2,7 @@ import BeaconFrames
 import BeaconKeys
 import Foundation
 import GRDB
-import Lobby
+@_spi(Benchmarks) import Lobby
 
 // nearplay-rotation-bench: the lobby's side of rotating identities (issue 22), in this process,
 // through the store's public API (no HTTP).

@@ -38,8 +38,7 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
 
     /// The radio the agent listens and advertises with.
     public struct RadioSettings: Codable, Sendable, Equatable {
-        public enum Backend: String, Codable, Sendable, CaseIterable { case bluez, hci, replay, sim }
-        public var backend: Backend = .bluez
+        public var backend: RadioBackend = .bluez
         /// BlueZ: the adapter (`hci0`); the first powered one when absent. hci: the controller
         /// (`hci0` when absent).
         public var adapter: String?
@@ -53,7 +52,7 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
             case backend, adapter, file, airSocket = "air_socket", device
         }
 
-        public init(backend: Backend = .bluez, adapter: String? = nil, file: String? = nil,
+        public init(backend: RadioBackend = .bluez, adapter: String? = nil, file: String? = nil,
                     airSocket: String? = nil, device: String? = nil) {
             self.backend = backend
             self.adapter = adapter
@@ -73,17 +72,10 @@ public struct AgentConfiguration: Codable, Sendable, Equatable {
 
         /// The live radio these settings choose (nil for a replay), made the way every command makes it.
         public var selection: RadioSelection? {
-            let live: RadioBackend? = switch backend {
-            case .bluez: .bluez
-            case .hci: .hci
-            case .sim: .sim
-            case .replay: nil
-            }
-            return live.map {
-                RadioSelection(backend: $0, adapter: adapter,
-                               airSocket: $0 == .sim ? airSocket ?? SimulatedAir.defaultSocketPath(environment: ProcessInfo.processInfo.environment) : airSocket,
-                               device: device)
-            }
+            guard backend.isLive else { return nil }
+            return RadioSelection(backend: backend, adapter: adapter,
+                                  airSocket: backend == .sim ? airSocket ?? SimulatedAir.defaultSocketPath(environment: ProcessInfo.processInfo.environment) : airSocket,
+                                  device: device)
         }
 
         static func keyName(_ setting: RadioSelection.Setting) -> String {

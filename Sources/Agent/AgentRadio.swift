@@ -1,5 +1,6 @@
 import BeaconFrames
 import Foundation
+import Logging
 import Radio
 import Traces
 
@@ -17,8 +18,10 @@ public struct AgentRadio: Sendable {
     }
 
     /// The backend `settings` name: a live radio (BlueZ over the system bus, raw HCI, the
-    /// simulated air) as ``RadioSelection`` makes it, or a replayed trace at its recorded pace.
-    public static func make(_ settings: AgentConfiguration.RadioSettings) throws(AgentError) -> AgentRadio {
+    /// simulated air) as ``RadioSelection`` makes it, or a replayed trace at its recorded pace
+    /// (its skipped lines logged as warnings).
+    public static func make(_ settings: AgentConfiguration.RadioSettings,
+                            logger: Logger = Logger(label: "nearplay.agent")) throws(AgentError) -> AgentRadio {
         if let selection = settings.selection {
             // One radio for both (for BlueZ, one D-Bus connection and one copy of its objects).
             let radio = selection.makeRadio()
@@ -29,7 +32,7 @@ public struct AgentRadio: Sendable {
         let records: [TraceRecord]
         do {
             let result = try TraceReader.read(path: file)
-            for issue in result.issues { FileHandle.standardError.write(Data("nearplay agent: \(issue)\n".utf8)) }
+            for issue in result.issues { logger.warning("\(issue)") }
             records = result.records
         } catch {
             throw AgentError("radio.file: \(error)", code: "badConfiguration")

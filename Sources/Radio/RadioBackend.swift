@@ -1,7 +1,7 @@
 import Foundation
 
-/// The live radio backends, by the names commands (`--backend`) and the agent's configuration
-/// (`radio.backend`) use.
+/// The radio backends, by the names commands (`--backend`) and the agent's configuration
+/// (`radio.backend`) use: the one list of them.
 public enum RadioBackend: String, Sendable, Hashable, CaseIterable, Codable {
     /// bluetoothd over D-Bus (the default).
     case bluez
@@ -9,10 +9,20 @@ public enum RadioBackend: String, Sendable, Hashable, CaseIterable, Codable {
     case hci
     /// The simulated air of `nearplay air`.
     case sim
+    /// A recorded trace or capture played at its recorded pace: the agent's `radio.file`. Not a
+    /// live radio (it hears what was recorded and cannot advertise), so no ``RadioSelection``
+    /// makes it and no command's `--backend` offers it; commands replay with `nearplay replay`.
+    case replay
+
+    /// The backends a ``RadioSelection`` makes, in the order `--backend` lists them.
+    public static let live: [RadioBackend] = [.bluez, .hci, .sim]
+
+    public var isLive: Bool { self != .replay }
 }
 
 /// A chosen live radio and its settings: the one place that turns a backend name into a scanner
 /// and an advertiser, for `scan`, `advertise`, `record`, the agent and the location beacon alike.
+/// Its backend is a live one (``RadioBackend/live``): ``problem(name:)`` says so otherwise.
 public struct RadioSelection: Sendable {
     public var backend: RadioBackend
     /// bluez and hci: `hci0` and so on. BlueZ takes the first powered adapter when nil, hci `hci0`.
@@ -47,6 +57,8 @@ public struct RadioSelection: Sendable {
             return "\(name(.adapter)) takes an adapter name such as hci0, not “\(adapter)”."
         }
         switch backend {
+        case .replay:
+            return "the replay backend is not a live radio: it plays a recorded trace."
         case .sim:
             guard let device, !device.isEmpty else {
                 return "the sim backend needs \(name(.device)) NAME, one of the devices in the hub's scenario."
@@ -80,6 +92,7 @@ public struct RadioSelection: Sendable {
         case .bluez: "BlueZ" + (adapter.map { " (\($0))" } ?? "")
         case .hci: "raw HCI on \(hciController.name)"
         case .sim: "the simulated air at \(socketPath) as \(device ?? "")"
+        case .replay: "a replay"
         }
     }
 
@@ -88,9 +101,12 @@ public struct RadioSelection: Sendable {
     public func makeAdvertiser() -> any Advertiser { makeRadio().advertiser }
 
     /// A scanner and an advertiser on one radio (one BlueZ connection for both), and a phrase
-    /// naming it for logs.
+    /// naming it for logs. Only for a live backend: a replay needs its trace read first (the
+    /// agent's ``ReplayScanner``), which this module cannot do.
     public func makeRadio() -> (scanner: any AdvertisementScanner, advertiser: any Advertiser, description: String) {
         switch backend {
+        case .replay:
+            preconditionFailure("RadioSelection makes live radios only; check problem(name:) first")
         case .bluez:
             let manager = BlueZManager()
             return (BlueZScanner(manager: manager, adapterName: adapter, rssiThreshold: rssiThreshold),

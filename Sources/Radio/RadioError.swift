@@ -29,6 +29,9 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
         /// The simulated air's socket cannot be used however long one waits (a path too long,
         /// something other than a socket there).
         public static let simulatedAirUnusable = Code(rawValue: "simulatedAirUnusable")
+        /// The bus bluetoothd is on cannot be used (no dbus-daemon there, a wrong address), or it
+        /// failed in a way no BlueZ answer explains.
+        public static let busUnavailable = Code(rawValue: "busUnavailable")
     }
 
     public var code: Code
@@ -46,6 +49,17 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         guard let cause else { return message }
         return "\(message) (\(cause))"
+    }
+
+    /// `error` as a radio error: a D-Bus failure becomes ``Code/busUnavailable``, saying what to
+    /// check; anything else (a RadioError, a cancellation) passes unchanged. The BlueZ backend's
+    /// public calls throw through this, so that no caller needs to know D-Bus.
+    static func wrapping(_ error: any Error, busAddress: String?) -> any Error {
+        guard let error = error as? DBusError else { return error }
+        let address = busAddress ?? DBusConnection.systemBusAddress
+        return RadioError(.busUnavailable,
+                          "Cannot use the D-Bus system bus at \(address): is dbus running? Set DBUS_SYSTEM_BUS_ADDRESS to use another bus.",
+                          cause: error)
     }
 
     static func accessDenied(_ action: String, cause: DBusError) -> RadioError {

@@ -1,7 +1,15 @@
 import ArgumentParser
 import Radio
 
-extension RadioBackend: ExpressibleByArgument {}
+/// `--backend` takes the live backends only: a replay is `nearplay replay`'s.
+extension RadioBackend: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let backend = RadioBackend(rawValue: argument), backend.isLive else { return nil }
+        self = backend
+    }
+
+    public static var allValueStrings: [String] { live.map(\.rawValue) }
+}
 
 /// Options that choose the radio backend, shared by every command that uses the radio (`scan`,
 /// `advertise`, `record`, and any newer one): they only fill a ``RadioSelection``, which makes the

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DBus
 import Foundation
 import Logging
 import Radio
@@ -34,7 +33,8 @@ func bootstrapCommandLogging(level: Logger.Level) {
     }
 }
 
-/// Turns radio failures into exit codes and sentences for the terminal.
+/// Turns radio failures into exit codes and sentences for the terminal. Radio throws
+/// ``RadioError`` for every failure of its own (D-Bus ones included), so this needs no D-Bus.
 enum RadioFailure {
     /// EX_UNAVAILABLE: the service or hardware cannot do it.
     static let unavailable = ExitCode(69)
@@ -46,12 +46,6 @@ enum RadioFailure {
         case let error as RadioError:
             Diagnostics.error(error.description)
             return error.code == .permissionDenied ? permissionDenied : unavailable
-        case let error as DBusError:
-            Diagnostics.error("""
-                cannot use the system D-Bus at \(DBusConnection.systemBusAddress) (\(error)). Is dbus running? \
-                Set DBUS_SYSTEM_BUS_ADDRESS to use another bus.
-                """)
-            return unavailable
         default:
             Diagnostics.error("\(error)")
             return ExitCode.failure

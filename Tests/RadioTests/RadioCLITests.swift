@@ -59,6 +59,16 @@ import Testing
         #expect(run.stderr.contains("bluetoothd) is not running: start it with `sudo systemctl start bluetooth`"))
     }
 
+    /// No bus at all: Radio's own error (the CLI knows no D-Bus), saying what to check.
+    @Test func adaptersSaysWhenThereIsNoBus() async throws {
+        let folder = try TemporaryFolder()
+        let address = "unix:path=\(folder.path)/no-bus"
+        let run = try await Command(["adapters"], bus: address).finish()
+        #expect(run.status == 69)
+        #expect(run.stderr.contains("Cannot use the D-Bus system bus at \(address): is dbus running? Set DBUS_SYSTEM_BUS_ADDRESS"),
+                "\(run.stderr)")
+    }
+
     @Test func scanStreamsEnterAndRangeEventsAsJSONAndStopsDiscoveryOnInterrupt() async throws {
         let bluez = try await MockedBlueZ.start()
         defer { bluez.stop() }

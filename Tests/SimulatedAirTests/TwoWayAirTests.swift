@@ -1,4 +1,4 @@
-import Proximity
+import AirBenchmarkSupport
 import Ranging
 import Testing
 

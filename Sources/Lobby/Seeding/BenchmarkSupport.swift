@@ -3,10 +3,16 @@ import struct BeaconFrames.SplitMix64
 import Foundation
 import LobbyDatabase
 
+// What the benchmarks need from the store's insides (its transactions, records and identity
+// tables), as SPI: not part of Lobby's API, seen only by a `@_spi(Benchmarks) import Lobby`.
+// Written here rather than in the benchmarks because each needs types the module keeps internal,
+// and a benchmark that rebuilt them would measure its own copy instead of the store's code.
+
 extension LobbyStore {
     /// Builds the identity table of one rotation period from every player's secret, as the
     /// store does ahead of each period, and returns the table's size (for benchmarks; the
     /// store's own tables are left alone).
+    @_spi(Benchmarks)
     public func benchmarkBuildIdentityTable(period: Int64) async throws -> Int {
         let secrets = try await read { db, _ in
             try db.fetchAll("SELECT beaconSecret FROM player WHERE beaconSecret IS NOT NULL AND deletedAt IS NULL").map { try $0.get(0, as: Data.self) }
@@ -17,16 +23,13 @@ extension LobbyStore {
     }
 
     /// Players and locations whose identities the store resolves, and the tables it holds now.
+    @_spi(Benchmarks)
     public var identityCensus: (players: Int, locations: Int, tables: Int) { identities.census }
-
-    /// Every live player's id, for benchmarks that pick players at random.
-    public func benchmarkPlayerIds() async throws -> [Int64] {
-        try await read { db, _ in try db.fetchAll("SELECT id FROM player WHERE deletedAt IS NULL ORDER BY id").map { try $0.get(0, as: Int64.self) } }
-    }
 
     /// Opens `count` one-round games of `minigame` (`duration` seconds) between random pairs of
     /// `players` in which the second player has already scored, for a benchmark to finish with the
     /// first player's score.
+    @_spi(Benchmarks)
     public func benchmarkOpenGames(
         count: Int, among players: [Int64], minigame: String, duration: Double, seed: UInt64
     ) async throws -> [(game: Int64, player: Int64)] {
@@ -57,6 +60,7 @@ extension LobbyStore {
     /// Commits `count` `peerReading` events for `player` in one transaction (players named
     /// `p<n>` from `startingAt`), pushed to its live clients as any event: for the event flood
     /// benchmark.
+    @_spi(Benchmarks)
     public func benchmarkRecordEvents(for player: Int64, count: Int, startingAt first: Int) async throws {
         try await write { context in
             for n in first..<(first + count) {

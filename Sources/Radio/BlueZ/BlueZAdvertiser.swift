@@ -85,7 +85,7 @@ public struct BlueZAdvertiser: Advertiser {
         await run.withdraw()
         await manager.unsubscribe(user)
         await manager.releaseAdvertisementPath(path)
-        if let failure { throw failure }
+        if let failure { throw RadioError.wrapping(failure, busAddress: manager.busAddress) }
     }
 
     /// The LEAdvertisement1 properties for `payload` (BlueZ doc/org.bluez.LEAdvertisement.rst).

@@ -67,7 +67,7 @@ public struct BlueZScanner: AdvertisementScanner {
         }
         await run.stopDiscovery()
         await manager.unsubscribe(user)
-        if let failure { throw failure }
+        if let failure { throw RadioError.wrapping(failure, busAddress: manager.busAddress) }
     }
 }
 

@@ -58,13 +58,18 @@ struct BlueZSession: Sendable {
 /// Lists the adapters bluetoothd knows, with their advertising capacity.
 public enum BlueZAdapters {
     /// `busAddress`: the bus bluetoothd is on; nil for the system bus.
+    /// Throws ``RadioError`` only.
     public static func list(busAddress: String? = nil) async throws -> [BlueZAdapter] {
-        let session = try await BlueZSession.open(address: busAddress)
-        defer { session.close() }
-        guard try await session.connection.nameOwner(of: BlueZ.service) != nil else {
-            throw RadioError(.adapterUnusable,
-                             "The Bluetooth service (bluetoothd) is not running: start it with `sudo systemctl start bluetooth`.")
+        do {
+            let session = try await BlueZSession.open(address: busAddress)
+            defer { session.close() }
+            guard try await session.connection.nameOwner(of: BlueZ.service) != nil else {
+                throw RadioError(.adapterUnusable,
+                                 "The Bluetooth service (bluetoothd) is not running: start it with `sudo systemctl start bluetooth`.")
+            }
+            return try await session.loadObjects().adapters.sorted { $0.path < $1.path }
+        } catch {
+            throw RadioError.wrapping(error, busAddress: busAddress)
         }
-        return try await session.loadObjects().adapters.sorted { $0.path < $1.path }
     }
 }

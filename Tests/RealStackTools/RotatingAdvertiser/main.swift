@@ -25,7 +25,7 @@ while let name = arguments.popFirst() {
     guard name.hasPrefix("--"), let value = arguments.popFirst() else { fail("usage: --backend hci|bluez --adapter hciN --period SECONDS --periods N") }
     options[String(name.dropFirst(2))] = value
 }
-guard let backend = options["backend"].flatMap(RadioBackend.init(rawValue:)), backend != .sim else { fail("--backend hci or bluez") }
+guard let backend = options["backend"].flatMap(RadioBackend.init(rawValue:)), [.bluez, .hci].contains(backend) else { fail("--backend hci or bluez") }
 guard let seconds = options["period"].flatMap(Int.init), let period = RotationPeriod(seconds: seconds) else { fail("--period SECONDS (1 or more)") }
 guard let count = options["periods"].flatMap(Int.init), count >= 1 else { fail("--periods N (1 or more)") }
 let uuid = BeaconUUID(options["uuid"] ?? "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0") ?? BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!

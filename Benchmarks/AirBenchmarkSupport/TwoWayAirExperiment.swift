@@ -2,7 +2,6 @@ import BeaconFrames
 import Foundation
 import Radio
 import Ranging
-import Traces
 
 /// Players that all advertise and scan in one simulated room, each device with its own radio
 /// offsets: how far off one-way ranging is, and how far off the pair's two-way estimate
@@ -10,6 +9,10 @@ import Traces
 ///
 /// Runs the simulated air's physics in process (no hub, no sockets): every device advertises an
 /// iBeacon at 10 Hz and every device listens, through its own ``Ranging/ProximityPipeline``.
+///
+/// An experiment, not a library feature: `nearplay-air-bench two-way` runs it. It lives in a
+/// target of its own rather than in the benchmark's executable because SimulatedAirTests hold it
+/// to what it claims, and tests import library targets.
 public struct TwoWayAirExperiment: Sendable {
     /// How the devices' offsets arise.
     public enum OffsetModel: String, Sendable, CaseIterable {
@@ -46,7 +49,7 @@ public struct TwoWayAirExperiment: Sendable {
         public var twoWayInterval: ClosedRange<Double>?
     }
 
-    public struct Result: Sendable {
+    public struct Outcome: Sendable {
         public var pairs: [Pair] = []
 
         public init(pairs: [Pair] = []) { self.pairs = pairs }
@@ -62,7 +65,7 @@ public struct TwoWayAirExperiment: Sendable {
 
     public static let nominalPower = -59.0
 
-    public func run(configuration: RangingConfiguration = RangingConfiguration()) -> Result {
+    public func run(configuration: RangingConfiguration = RangingConfiguration()) -> Outcome {
         var random = SplitMix64(seed: seed)
         var scenarioDevices: [String: AirScenario.Device] = [:]
         var positions: [(x: Double, y: Double)] = []
@@ -113,7 +116,7 @@ public struct TwoWayAirExperiment: Sendable {
             return TwoWayRanging.Direction(filteredRSSI: rssi, measuredPower: Double(track.measuredPower ?? advertised[speaker]),
                                            filterVariance: track.filterVariance)
         }
-        var result = Result()
+        var result = Outcome()
         for a in 0..<devices {
             for b in 0..<devices where a != b {
                 guard let forward = direction(a, hears: b), let reverse = direction(b, hears: a),
