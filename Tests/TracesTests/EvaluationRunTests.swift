@@ -112,22 +112,8 @@ import Traces
 }
 
 @Suite struct FamilyTableTests {
-    /// The rows of ``PooledEvaluationTests/poolsEventsAcrossFilesAndJudgesTheGoals()``: family
-    /// "a" meets every goal but coverage, "b" none.
-    static func rows() -> [FamilyRow] {
-        typealias P = PooledEvaluationTests
-        var pooled = PooledEvaluation()
-        pooled.add([(P.range(1.1, 0.8...1.5, zone: .near), 1), (P.range(1.7, 1.8...2.5, zone: .near), 2)], model: .nearplay, family: "a")
-        pooled.add([(P.range(2.2, 1.5...3, zone: .near), 2)], model: .nearplay, family: "a")
-        pooled.add([(P.range(1.4, zone: .near), 1), (P.range(2.5, zone: .near), 2)], model: .altBeacon, family: "a")
-        pooled.add([(P.range(2.6, zone: .near), 2)], model: .altBeacon, family: "a")
-        pooled.add([(P.range(0.8, zone: .near), 1), (P.range(2.3, zone: .near), 2), (P.range(1.7, zone: .near), 2)],
-                   model: .logDistance2, family: "a")
-        pooled.add([(P.range(5, 1...2, zone: .far), 1)], model: .nearplay, family: "b")
-        pooled.add([(P.range(2, zone: .near), 1)], model: .altBeacon, family: "b")
-        pooled.add([(P.range(1.5, zone: .near), 1)], model: .logDistance2, family: "b")
-        return pooled.rows()
-    }
+    /// Family "a" meets every goal but coverage, "b" none.
+    static func rows() -> [FamilyRow] { PooledEvaluationTests.twoFamilies().rows() }
 
     @Test func printsOneRowPerFamilyAndWhichGoalsHoldWhere() {
         #expect(FamilyTable(rows: Self.rows()).lines() == [

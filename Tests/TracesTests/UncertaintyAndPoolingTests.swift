@@ -75,9 +75,9 @@ import FoundationXML
         #expect(PooledEvaluation.family(ofFile: "walk.jsonl") == "walk")
     }
 
-    /// Two files of one family pool into one median over all their events; the ratio, the
-    /// coverage and the verdict follow from the pooled figures.
-    @Test func poolsEventsAcrossFilesAndJudgesTheGoals() throws {
+    /// Family "a" (two files) meets every goal but coverage, "b" none; also the rows of
+    /// ``FamilyTableTests``.
+    static func twoFamilies() -> PooledEvaluation {
         var pooled = PooledEvaluation()
         // Family "a": truths 1 and 2 m. Nearplay's errors 0.1, 0.3 (file 1) and 0.2 (file 2): median 0.2.
         pooled.add([(Self.range(1.1, 0.8...1.5, zone: .near), 1), (Self.range(1.7, 1.8...2.5, zone: .near), 2)], model: .nearplay, family: "a")
@@ -91,8 +91,13 @@ import FoundationXML
         pooled.add([(Self.range(5, 1...2, zone: .far), 1)], model: .nearplay, family: "b")
         pooled.add([(Self.range(2, zone: .near), 1)], model: .altBeacon, family: "b")
         pooled.add([(Self.range(1.5, zone: .near), 1)], model: .logDistance2, family: "b")
+        return pooled
+    }
 
-        let rows = pooled.rows()
+    /// Two files of one family pool into one median over all their events; the ratio, the
+    /// coverage and the verdict follow from the pooled figures.
+    @Test func poolsEventsAcrossFilesAndJudgesTheGoals() throws {
+        let rows = Self.twoFamilies().rows()
         #expect(rows.map(\.family) == ["a", "b"])
         let a = rows[0]
         #expect(a.files == 2 && a.nearplay.rangeEventsWithTruth == 3)
