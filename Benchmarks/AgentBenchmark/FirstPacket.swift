@@ -47,8 +47,13 @@ func firstPacketLatencies(of players: [BenchPlayer], resolver: IdentityResolver)
     let (stream, feed) = AsyncStream<Advertisement>.makeStream()
     let pipeline = LiveProximity(scanner: FedScanner(stream: stream), configuration: RangingConfiguration(rangeInterval: 1))
     let running = Task {
-        try await pipeline.run { update in
-            if !update.events.isEmpty { await nearby.handle(update.events) }
+        try await withThrowingDiscardingTaskGroup { group in
+            // Resolves the identities, as the agent's service does.
+            group.addTask { await nearby.run() }
+            try await pipeline.run { update in
+                if !update.events.isEmpty { await nearby.handle(update.events) }
+            }
+            group.cancelAll()
         }
     }
     defer { feed.finish(); running.cancel() }

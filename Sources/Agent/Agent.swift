@@ -38,6 +38,8 @@ public final class Agent: Sendable {
     /// The device's sensor calibration, stored at the lobby at start so it scores our rounds alike.
     public let calibration: SensorCalibration?
     let logger: Logger
+    /// Where every piece of the agent takes its time from (``AgentClock``).
+    public let clock: AgentClock
     /// Counts for `nearplay metrics` (``metricsText()``).
     public let metrics = AgentMetrics()
     /// How long the queue may take to flush at shutdown.
@@ -46,12 +48,15 @@ public final class Agent: Sendable {
     /// Prepares an agent: opens its store and learns (or remembers) who it runs as. Nothing
     /// runs until ``run()``.
     ///
-    /// - Parameter credentialsPath: where `credentials` came from: the beacon key the lobby gives
-    ///   is kept there when it is new.
+    /// - Parameters:
+    ///   - credentialsPath: where `credentials` came from: the beacon key the lobby gives is kept
+    ///     there when it is new.
+    ///   - clock: the time of every piece of the agent: its timers, its stamps, the pipeline's ticks.
     public init(configuration: AgentConfiguration, credentials: Credentials, radio: AgentRadio, rounds: any RoundPlaying,
                 calibration: SensorCalibration? = nil, paths: AgentPaths = AgentPaths(), credentialsPath: String? = nil,
-                logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
+                clock: AgentClock = .system, logger: Logger = Logger(label: "nearplay.agent")) async throws(AgentError) {
         self.configuration = configuration
+        self.clock = clock
         self.calibration = calibration
         self.radio = radio
         self.logger = logger
@@ -63,14 +68,15 @@ public final class Agent: Sendable {
         store = try AgentStore(directory: configuration.stateDirectory ?? paths.stateDirectory)
         socketPath = configuration.socket ?? paths.socket
         events = AgentEventBus()
-        identity = try await Self.whoAmI(lobby: lobby, store: store, username: credentials.username, logger: logger)
-        rotation = await Self.rotationKey(lobby: lobby, credentials: credentials, path: credentialsPath, logger: logger)
+        identity = try await Self.whoAmI(lobby: lobby, store: store, username: credentials.username, clock: clock, logger: logger)
+        rotation = await Self.rotationKey(lobby: lobby, credentials: credentials, path: credentialsPath, clock: clock, logger: logger)
         resolver = IdentityResolver(store: store, lobby: lobby, ttl: configuration.identityCacheSeconds,
-                                    negativeTTL: configuration.unknownIdentityCacheSeconds)
-        let outbox = Outbox(store: store, lobby: lobby, events: events)
+                                    negativeTTL: configuration.unknownIdentityCacheSeconds, now: { clock.now.timeIntervalSince1970 })
+        let outbox = Outbox(store: store, lobby: lobby, events: events, clock: clock)
         self.outbox = outbox
         // A peer's reading of us arrives with its encounter reports: a few may be missed.
-        nearby = NearbyPlayers(resolver: resolver, events: events, peerReadingMaxAge: max(30, 3 * configuration.encounterReportSeconds)) { sightings in
+        nearby = NearbyPlayers(resolver: resolver, events: events, peerReadingMaxAge: max(30, 3 * configuration.encounterReportSeconds),
+                               clock: clock) { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }
         var deployment: UUID?
@@ -78,17 +84,18 @@ public final class Agent: Sendable {
         if let rotation { deployment = rotation.uuid }
         let siteRanging = SiteRanging(logger: logger)
         self.siteRanging = siteRanging
-        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment, locationUUID: rotation?.locationUUID, onFirstSeen: { sightings in
+        locations = NearbyLocations(lobby: lobby, events: events, deployment: deployment, locationUUID: rotation?.locationUUID, clock: clock,
+                                    onFirstSeen: { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }, onSite: { siteRanging.setSite($0) })
         let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
         self.session = session
         let autoPlay = configuration.autoPlay
-        follower = LobbyEventsFollower(store: store, lobby: lobby, events: events, nearby: nearby) { game in
+        follower = LobbyEventsFollower(store: store, lobby: lobby, events: events, nearby: nearby, clock: clock) { game in
             if autoPlay { await session.playAll(game: game) }
         }
         if let rotation {
-            await nearby.setOwnIdentities(Self.ownIdentities(rotation, at: Date()))
+            await nearby.setOwnIdentities(Self.ownIdentities(rotation, at: clock.now))
         } else {
             await nearby.setOwnIdentity(identity.beacon)
         }
@@ -96,9 +103,9 @@ public final class Agent: Sendable {
 
     /// The key the lobby gives now, kept with the credentials when it is new; the one kept
     /// there when the lobby cannot be asked; nil when neither is known.
-    static func rotationKey(lobby: LobbyClient, credentials: Credentials, path: String?, logger: Logger) async -> RotationKey? {
+    static func rotationKey(lobby: LobbyClient, credentials: Credentials, path: String?, clock: AgentClock, logger: Logger) async -> RotationKey? {
         do {
-            guard let key = RotationKey(try await lobby.beaconKey()) else {
+            guard let key = RotationKey(try await lobby.beaconKey(), receivedAt: clock.now) else {
                 logger.error("the lobby gave a beacon key this agent cannot use; advertising the static identity")
                 return credentials.beaconKey
             }
@@ -125,7 +132,7 @@ public final class Agent: Sendable {
 
     /// Who the token belongs to and which beacon identity the lobby gave them; remembered in the
     /// store so an agent started while the lobby is away still advertises.
-    static func whoAmI(lobby: LobbyClient, store: AgentStore, username: String, logger: Logger) async throws(AgentError) -> PlayerIdentity {
+    static func whoAmI(lobby: LobbyClient, store: AgentStore, username: String, clock: AgentClock, logger: Logger) async throws(AgentError) -> PlayerIdentity {
         // 0.25 s doubling: five waits, the last 4 s, before an agent that never ran gives up.
         var backoff = Backoff()
         for attempt in 1...6 {
@@ -149,7 +156,12 @@ public final class Agent: Sendable {
                 if attempt == 6 {
                     throw AgentError("Cannot reach the lobby at \(lobby.baseURL) (\(error)), and this agent has never run before: check the address and that the lobby is up.", code: "lobbyUnreachable")
                 }
-                try? await Task.sleep(for: backoff.delay)
+                do {
+                    try await clock.sleep(for: backoff.delay)
+                } catch {
+                    throw AgentError("The agent was stopped while it waited for the lobby at \(lobby.baseURL) to answer; start it again when the lobby is up.",
+                                     code: "lobbyUnreachable")
+                }
                 backoff.advance()
             }
         }
@@ -171,17 +183,13 @@ public final class Agent: Sendable {
                 logger.notice("could not store this device's sensor calibration at the lobby (\(error)); rounds may be refused until it is")
             }
         }
-        Task { [lobby, logger] in
-            // Days, weeks and boards are counted in the player's zone: the device's.
-            do {
-                _ = try await lobby.updateSettings(timeZone: TimeZone.current.identifier)
-            } catch {
-                logger.info("could not tell the lobby this device's time zone (\(error)); it counts your days in UTC until it can")
-            }
-        }
         logger.notice("agent running as \(identity.username) (\(identity.beacon)) on \(radio.description); local API on \(socketPath)")
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: QueueService(outbox: outbox, logger: logger)),
+            // After the queue, so they stop before it: what they report goes through it.
+            .init(service: TaskService { [nearby] in await nearby.run() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [locations] in await locations.run() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.tellTimeZone() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [follower] in await follower.run() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.reportEncounters() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.notify() }, successTerminationBehavior: .ignore),
@@ -202,9 +210,9 @@ public final class Agent: Sendable {
         siteRanging.setOwn(ranging.distanceModel)
         await nearby.setRanging(ranging)
         let scanner = CountingScanner(base: radio.scanner, metrics: metrics)
-        let pipeline = LiveProximity(scanner: scanner, configuration: ranging, distanceModel: siteRanging.distanceModel)
         do {
-            try await pipeline.run { [nearby, locations, metrics] update in
+            try await clock.timer.runProximity(scanner: scanner, configuration: ranging, distanceModel: siteRanging.distanceModel) {
+                [nearby, locations, metrics] update in
                 if update.isTick {
                     metrics.trackedBeacons.store(update.tracker.count, ordering: .relaxed)
                     metrics.tick()
@@ -226,6 +234,16 @@ public final class Agent: Sendable {
         }
     }
 
+    /// Tells the lobby this device's time zone, once: days, weeks and boards are counted in the
+    /// player's zone, the device's.
+    func tellTimeZone() async {
+        do {
+            _ = try await lobby.updateSettings(timeZone: TimeZone.current.identifier)
+        } catch {
+            logger.info("could not tell the lobby this device's time zone (\(error)); it counts your days in UTC until it can")
+        }
+    }
+
     func advertise() async {
         guard configuration.advertise, let advertiser = radio.advertiser else { return }
         do {
@@ -233,11 +251,23 @@ public final class Agent: Sendable {
                 // A new identity (and, where the radio chooses it, a new address) every period.
                 let beacon = rotation.beacon(.player)
                 let (nearby, metrics) = (nearby, metrics)
-                let payloads = beacon.payloads(onRotate: { index in
+                // The rotation's callback is synchronous: the periods it names reach the players'
+                // list through a child task, which ends with the advertising.
+                let (rotations, rotated) = AsyncStream.makeStream(of: Int64.self, bufferingPolicy: .bufferingNewest(1))
+                let clock = clock
+                let payloads = beacon.payloads(now: clock.wallTime, sleep: { try await clock.sleep(for: .seconds($0)) }, onRotate: { index in
                     metrics.rotations.add(1, ordering: .relaxed)
-                    Task { await nearby.setOwnIdentities(Set(((index - 1)...(index + 1)).map { beacon.beaconIdentity(period: $0) })) }
+                    rotated.yield(index)
                 })
-                try await advertiser.advertise(rotating: payloads)
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask {
+                        for await index in rotations {
+                            await nearby.setOwnIdentities(Set(((index - 1)...(index + 1)).map { beacon.beaconIdentity(period: $0) }))
+                        }
+                    }
+                    defer { rotated.finish() }
+                    try await advertiser.advertise(rotating: payloads)
+                }
                 return
             }
             guard let payload = identity.advertisingPayload else { return }
@@ -249,9 +279,8 @@ public final class Agent: Sendable {
     }
 
     func reportEncounters() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(configuration.encounterReportSeconds))
-            if Task.isCancelled { return }
+        while true {
+            do { try await clock.sleep(for: .seconds(configuration.encounterReportSeconds)) } catch { return }
             let sightings = await nearby.encounterSightings() + locations.encounterSightings()
             if !sightings.isEmpty { _ = try? await outbox.enqueue(.encounters(sightings)) }
         }
@@ -260,6 +289,15 @@ public final class Agent: Sendable {
     func notify() async {
         guard configuration.notifications else { return }
         await Notifier(username: identity.username).run(events.subscribe())
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// Runs the proximity pipeline on this clock: a method, so the agent's `any Clock` opens to
+    /// the concrete clock `LiveProximity` is generic over.
+    fileprivate func runProximity(scanner: any AdvertisementScanner, configuration: RangingConfiguration,
+                                  distanceModel: DistanceModelSwitch?, _ handle: (ProximityUpdate) async -> Void) async throws {
+        try await LiveProximity(scanner: scanner, configuration: configuration, clock: self, distanceModel: distanceModel).run(handle)
     }
 }
 

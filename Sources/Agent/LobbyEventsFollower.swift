@@ -9,6 +9,9 @@ import Radio
 /// The cursor of the last event handled is kept in the agent's store, and after any disconnect
 /// (or an agent restart) the feed is resumed after it, so nothing is missed and nothing is shown
 /// twice.
+///
+/// What an event starts (a game to play, a peer's reading to hand on) runs as a child of
+/// ``run()``, so it ends with the feed.
 public actor LobbyEventsFollower {
     private let store: AgentStore
     private let lobby: LobbyClient
@@ -16,12 +19,16 @@ public actor LobbyEventsFollower {
     private let logger: Logger
     private let onGameStarted: @Sendable (Int64) async -> Void
     private let nearby: NearbyPlayers?
+    private let clock: AgentClock
+    /// Games being played, peers' readings being handed on.
+    private let children = ChildTasks()
     private var cursor: Int64
 
     /// `nearby` receives the peers' readings of us (`peerReading` events) for two-way ranging.
     public init(store: AgentStore, lobby: LobbyClient, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.lobby-events"),
-                nearby: NearbyPlayers? = nil, onGameStarted: @escaping @Sendable (Int64) async -> Void = { _ in }) {
+                nearby: NearbyPlayers? = nil, clock: AgentClock = .system, onGameStarted: @escaping @Sendable (Int64) async -> Void = { _ in }) {
         self.nearby = nearby
+        self.clock = clock
         self.store = store
         self.lobby = lobby
         self.events = events
@@ -36,8 +43,17 @@ public actor LobbyEventsFollower {
     public var reconnects: Int { max(0, connections - 1) }
     private var connections = 0
 
-    /// Follows the feed until cancelled, reconnecting with backoff (0.25 s doubling to 8 s).
+    /// Follows the feed until cancelled, reconnecting with backoff (0.25 s doubling to 8 s); what
+    /// its events started is cancelled with it.
     public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.children.run() }
+            await follow()
+            group.cancelAll()
+        }
+    }
+
+    private func follow() async {
         var backoff = Backoff()
         var connected = false
         while !Task.isCancelled {
@@ -60,7 +76,7 @@ public actor LobbyEventsFollower {
                     logger.notice("lost the lobby's event stream: \(error); resuming after \(cursor)")
                     events.publish(.lobbyDisconnected(reason: "\(error)"))
                 }
-                try? await backoff.wait()
+                do { try await clock.wait(&backoff) } catch { return }
             }
         }
     }
@@ -95,7 +111,7 @@ public actor LobbyEventsFollower {
             }
             if let game = data.game {
                 let start = onGameStarted
-                Task { await start(game) }
+                children.spawn { await start(game) }
             }
         case .gameCancelled:
             events.publish(.gameCancelled(game: data.game, at: event.at))
@@ -113,8 +129,8 @@ public actor LobbyEventsFollower {
             events.publish(.tournamentFinished(tournament: data.tournament, winner: data.winner, at: event.at))
         case .peerReading:
             guard let nearby, let player = data.player, let rssi = data.rssi, let power = data.measuredPower else { return }
-            let variance = data.rssiVariance, at = min(event.at, Date())
-            Task { await nearby.receivePeerReading(from: player, rssi: rssi, measuredPower: power, variance: variance, at: at) }
+            let variance = data.rssiVariance, at = min(event.at, clock.now)
+            children.spawn { await nearby.receivePeerReading(from: player, rssi: rssi, measuredPower: power, variance: variance, at: at) }
         default:
             logger.debug("ignoring lobby event \(event.kind)")
         }

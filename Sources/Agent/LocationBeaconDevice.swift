@@ -195,7 +195,7 @@ extension LocationBeaconDevice {
                 if !failing { logger.notice("location \(location.name): cannot tell the lobby it is on the air (\(error)); trying again in \(interval)") }
                 failing = true
             }
-            try? await Task.sleep(for: interval)
+            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 }

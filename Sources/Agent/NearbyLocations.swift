@@ -25,6 +25,9 @@ public struct NearbyLocation: Codable, Sendable, Equatable {
 /// up at the lobby when it comes into range, keeps its distance, and hands its sighting to the
 /// encounter reports, which are the proof of presence the lobby asks for before a player joins
 /// one of its tournaments.
+///
+/// Lookups, their retries and first reports run as children of ``run()``, which the agent runs
+/// as one of its services: no location is looked up while it does not run.
 public actor NearbyLocations {
     private struct Entry {
         var identity: BeaconFrames.BeaconIdentity
@@ -48,6 +51,9 @@ public actor NearbyLocations {
     /// The proximity UUID this deployment's locations rotate their identities under.
     private let locationUUID: BeaconUUID?
     private let logger: Logger
+    private let clock: AgentClock
+    /// Lookups, retries and first reports, run by ``run()``.
+    private let children = ChildTasks()
     private let onFirstSeen: @Sendable ([EncounterSighting]) async -> Void
     private let onSite: @Sendable (RangingSite?) -> Void
     /// The site last handed to `onSite`.
@@ -70,10 +76,11 @@ public actor NearbyLocations {
     ///     beacon key names it); nil recognises only static location identities.
     public init(lobby: LobbyClient, events: AgentEventBus, deployment: UUID?, locationUUID: UUID? = nil,
                 logger: Logger = Logger(label: "nearplay.locations"),
-                refreshInterval: TimeInterval = 60,
+                refreshInterval: TimeInterval = 60, clock: AgentClock = .system,
                 onFirstSeen: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in },
                 onSite: @escaping @Sendable (RangingSite?) -> Void = { _ in }) {
         self.refreshInterval = refreshInterval
+        self.clock = clock
         self.lobby = lobby
         self.events = events
         self.deployment = deployment
@@ -81,6 +88,12 @@ public actor NearbyLocations {
         self.logger = logger
         self.onFirstSeen = onFirstSeen
         self.onSite = onSite
+    }
+
+    /// Looks locations up (and retries, and sends first reports) until cancelled; cancelling it
+    /// cancels what is under way.
+    public func run() async {
+        await children.run()
     }
 
     /// The location id a static location identity names (the deployment UUID, major 0, the id
@@ -103,7 +116,7 @@ public actor NearbyLocations {
 
     /// Takes the pipeline's events about location beacons, in order.
     public func handle(_ proximityEvents: [ProximityEvent]) {
-        let now = Date()
+        let now = clock.now
         for event in proximityEvents {
             guard isLocation(event.identity) else { continue }
             switch event.kind {
@@ -172,7 +185,7 @@ public actor NearbyLocations {
     /// Only the identity each location advertises now (heard last), and only while it is heard:
     /// the lobby refuses an identity of a period that is over, or one heard too long ago.
     public func encounterSightings() -> [EncounterSighting] {
-        let recent = Date().addingTimeInterval(-Self.reportableAge)
+        let recent = clock.now.addingTimeInterval(-Self.reportableAge)
         return newestEntries().compactMap { entry in
             entry.lastSeen < recent ? nil : EncounterSighting(entry.identity, distance: entry.distance, at: entry.lastSeen)
         }
@@ -198,22 +211,22 @@ public actor NearbyLocations {
         guard var entry = entries[identity], entry.location == nil, !entry.looking else { return }
         entry.looking = true
         entries[identity] = entry
-        let (lobby, id, logger, retry) = (lobby, entry.id, logger, retryAfterFailure)
-        Task {
+        let (lobby, id, logger, retry, clock) = (lobby, entry.id, logger, retryAfterFailure, clock)
+        children.spawn { [self] in
             do {
                 if let id {
-                    self.found(identity, try await lobby.location(id))
+                    await self.found(identity, try await lobby.location(id))
                 } else if let beacon = PlayerBeacon(identity) {
-                    self.found(identity, try await lobby.resolveLocation(beacon))
+                    await self.found(identity, try await lobby.resolveLocation(beacon))
                 }
             } catch let error as LobbyClientError where error.status == 404 {
                 logger.info("the beacon \(identity) names no location the lobby knows now")
-                self.lookedUp(identity)
+                await self.lookedUp(identity)
             } catch {
                 logger.info("could not look up the location advertising \(identity): \(error)")
-                self.lookedUp(identity)
-                try? await Task.sleep(for: retry)
-                self.lookUp(identity)
+                await self.lookedUp(identity)
+                do { try await clock.sleep(for: retry) } catch { return }
+                await self.lookUp(identity)
             }
         }
     }
@@ -225,12 +238,12 @@ public actor NearbyLocations {
         guard let id = entries[identity]?.id ?? nil else { return }
         entries[identity]?.looking = true
         let (lobby, logger) = (lobby, logger)
-        Task {
+        children.spawn { [self] in
             do {
-                self.refreshed(identity, try await lobby.location(id))
+                await self.refreshed(identity, try await lobby.location(id))
             } catch {
                 logger.debug("could not look up location \(id) again: \(error)")
-                self.refreshed(identity, nil)
+                await self.refreshed(identity, nil)
             }
         }
     }
@@ -238,7 +251,7 @@ public actor NearbyLocations {
     private func refreshed(_ identity: BeaconFrames.BeaconIdentity, _ location: LobbyLocation?) {
         guard var entry = entries[identity] else { return }
         entry.looking = false
-        entry.fetchedAt = Date()
+        entry.fetchedAt = clock.now
         if let location { entry.location = location }
         entries[identity] = entry
         followSite()
@@ -249,7 +262,7 @@ public actor NearbyLocations {
         entry.looking = false
         entry.location = location
         entry.id = location.id
-        entry.fetchedAt = Date()
+        entry.fetchedAt = clock.now
         entries[identity] = entry
         // The same location under its next period's identity: no new arrival.
         if isShown(location.id, besides: identity) {
@@ -263,7 +276,7 @@ public actor NearbyLocations {
         followSite()
         if let sighting = EncounterSighting(identity, distance: entry.distance, at: entry.lastSeen) {
             let report = onFirstSeen
-            Task { await report([sighting]) }
+            children.spawn { await report([sighting]) }
         }
     }
 }

@@ -31,6 +31,9 @@ public struct NearbyPlayer: Codable, Sendable, Equatable {
 /// Turns the proximity pipeline's events into "player nearby / moved / gone": resolves each
 /// beacon identity once (through ``IdentityResolver``), hides identities that belong to nobody
 /// this player may see, and remembers who is in range for `nearby` and the encounter reports.
+///
+/// Lookups, their retries and first reports run as children of ``run()``, which the agent runs
+/// as one of its services: nothing is resolved while it does not run.
 public actor NearbyPlayers {
     private struct Entry {
         var identity: BeaconFrames.BeaconIdentity
@@ -52,6 +55,9 @@ public actor NearbyPlayers {
     private let resolver: IdentityResolver
     private let events: AgentEventBus
     private let logger: Logger
+    private let clock: AgentClock
+    /// Lookups, retries and first reports, run by ``run()``.
+    private let children = ChildTasks()
     private var entries: [BeaconFrames.BeaconIdentity: Entry] = [:]
     /// This device's identities (its rotating one's current and neighbouring periods).
     private var ownIdentities: Set<BeaconFrames.BeaconIdentity> = []
@@ -66,13 +72,20 @@ public actor NearbyPlayers {
 
     /// `peerReadingMaxAge`: seconds a peer's reading of us stays usable for two-way ranging.
     public init(resolver: IdentityResolver, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.nearby"),
-                peerReadingMaxAge: Double = 60,
+                peerReadingMaxAge: Double = 60, clock: AgentClock = .system,
                 onFirstRecognised: @escaping @Sendable ([EncounterSighting]) async -> Void = { _ in }) {
         peers = PeerReadings(maximumAge: peerReadingMaxAge)
+        self.clock = clock
         self.resolver = resolver
         self.events = events
         self.logger = logger
         self.onFirstRecognised = onFirstRecognised
+    }
+
+    /// Resolves identities (and retries, and sends first reports) until cancelled; cancelling it
+    /// cancels what is under way.
+    public func run() async {
+        await children.run()
     }
 
     /// This device's own identity, never shown as a nearby player.
@@ -108,7 +121,7 @@ public actor NearbyPlayers {
     /// them with, when it can change while the agent runs (a calibrated site's exponent): two-way
     /// estimates then use the same one as the events' own distances.
     public func handle(_ proximityEvents: [ProximityEvent], distanceModel: DistanceModel? = nil) {
-        let now = Date()
+        let now = clock.now
         if let distanceModel { peers.model = distanceModel }
         for event in proximityEvents where !ownIdentities.contains(event.identity) {
             switch event.kind {
@@ -203,9 +216,9 @@ public actor NearbyPlayers {
         entry.resolving = true
         entries[identity] = entry
         let resolver = resolver
-        Task {
+        children.spawn { [self] in
             let answer = await resolver.resolve(identity)
-            self.resolved(identity, answer)
+            await self.resolved(identity, answer)
         }
     }
 
@@ -232,14 +245,14 @@ public actor NearbyPlayers {
         events.publish(.playerNearby(Self.inRange(player, entry)))
         if reported.insert(player.username).inserted, let sighting = Self.sighting(entry) {
             let report = onFirstRecognised
-            Task { await report([sighting]) }
+            children.spawn { await report([sighting]) }
         }
     }
 
     private func retryLater(_ identity: BeaconFrames.BeaconIdentity) {
-        Task {
-            try? await Task.sleep(for: .seconds(3))
-            self.startResolving(identity)
+        children.spawn { [self, clock] in
+            do { try await clock.sleep(for: .seconds(3)) } catch { return }
+            await self.startResolving(identity)
         }
     }
 

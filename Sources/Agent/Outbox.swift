@@ -60,15 +60,20 @@ public actor Outbox {
     private let lobby: LobbyClient
     private let events: AgentEventBus
     private let logger: Logger
+    private let clock: AgentClock
     private let wakeStream: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    private var waiters: [String: [CheckedContinuation<OutboxOutcome?, Never>]] = [:]
+    /// Callers of ``outcome(of:timeout:)`` waiting, by key and by a number of their own.
+    private var waiters: [String: [Int: CheckedContinuation<OutboxOutcome?, Never>]] = [:]
+    private var nextWaiter = 0
     /// Outcomes of the last operations sent, for a caller that asks just after.
     private var recent: [String: OutboxOutcome] = [:]
     private var recentOrder: [String] = []
     private var lobbyReachable = true
 
-    public init(store: AgentStore, lobby: LobbyClient, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.outbox")) {
+    public init(store: AgentStore, lobby: LobbyClient, events: AgentEventBus, logger: Logger = Logger(label: "nearplay.outbox"),
+                clock: AgentClock = .system) {
+        self.clock = clock
         self.store = store
         self.lobby = lobby
         self.events = events
@@ -85,7 +90,7 @@ public actor Outbox {
             let body = try JSONEncoder().encode(operation)
             try store.database.write { db in
                 try db.execute(sql: "INSERT INTO outbox (kind, key, body, createdAt) VALUES (?, ?, ?, ?)",
-                               arguments: [operation.kind, key, body, Date().timeIntervalSince1970])
+                               arguments: [operation.kind, key, body, clock.now.timeIntervalSince1970])
                 if let setting {
                     try db.execute(sql: "INSERT INTO setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                                    arguments: [setting.name, setting.value])
@@ -104,12 +109,19 @@ public actor Outbox {
     public func outcome(of key: String, timeout: Duration) async -> OutboxOutcome? {
         if let known = recent[key] { return known }
         guard pending(key) else { return nil }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.resolve(key, nil)
+        let waiter = nextWaiter
+        nextWaiter += 1
+        return await withTaskGroup(of: Void.self, returning: OutboxOutcome?.self) { group in
+            group.addTask { [clock] in
+                // Timed out, or the caller was cancelled: either way this caller stops waiting
+                // (and only this one: others may wait for the same key longer).
+                try? await clock.sleep(for: timeout)
+                await self.stopWaiting(key, waiter: waiter)
+            }
+            let outcome = await withCheckedContinuation { waiters[key, default: [:]][waiter] = $0 }
+            group.cancelAll()
+            return outcome
         }
-        defer { timer.cancel() }
-        return await withCheckedContinuation { waiters[key, default: []].append($0) }
     }
 
     /// Operations still waiting.
@@ -127,7 +139,7 @@ public actor Outbox {
             case .progressed:
                 backoff.reset()
             case .unreachable:
-                try? await backoff.wait()
+                do { try await clock.wait(&backoff) } catch { return }
             }
         }
     }
@@ -135,19 +147,16 @@ public actor Outbox {
     /// Sends what is queued until the queue is empty or `deadline` passes (at shutdown).
     /// Returns the number left.
     public func flush(within deadline: Duration) async -> Int {
-        let end = ContinuousClock.now + deadline
-        while ContinuousClock.now < end {
-            let result = await withTaskGroup(of: SendResult?.self) { group in
-                group.addTask { await self.sendNext() }
-                group.addTask {
-                    try? await Task.sleep(until: end)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled, await self.sendNext() == .progressed {}
             }
-            guard let result, result == .progressed else { break }
+            group.addTask { [clock] in
+                // The deadline, or a cancelled flush: either way the sending stops.
+                try? await clock.sleep(for: deadline)
+            }
+            await group.next()
+            group.cancelAll()
         }
         return count
     }
@@ -239,6 +248,11 @@ public actor Outbox {
             recentOrder.append(key)
             if recentOrder.count > 64 { recent[recentOrder.removeFirst()] = nil }
         }
-        for waiter in waiters.removeValue(forKey: key) ?? [] { waiter.resume(returning: outcome) }
+        for waiter in (waiters.removeValue(forKey: key) ?? [:]).values { waiter.resume(returning: outcome) }
+    }
+
+    private func stopWaiting(_ key: String, waiter: Int) {
+        waiters[key]?.removeValue(forKey: waiter)?.resume(returning: nil)
+        if waiters[key]?.isEmpty == true { waiters[key] = nil }
     }
 }

@@ -42,6 +42,9 @@ import Testing
         let sites = Mutex<[RangingSite?]>([])
         let locations = NearbyLocations(lobby: alice.client, events: AgentEventBus(), deployment: alice.beacon.uuid, refreshInterval: 0.3,
                                         onSite: { site in sites.withLock { $0.append(site) } })
+        // Its lookups run as children of its run(), which the agent runs as a service.
+        let lookups = Task { await locations.run() }
+        defer { lookups.cancel() }
         let address = try #require(BluetoothAddress("C0:FF:EE:00:00:0A"))
         func identity(_ location: LobbyLocation) throws -> BeaconFrames.BeaconIdentity { try #require(location.beacon.beaconIdentity) }
         /// A range event `loss` dB below the 1 m power (the distance it carries is made up: the
