@@ -56,7 +56,7 @@ public struct LobbyError: Error, Equatable, CustomStringConvertible {
     }
 
     static func invalidKey(_ key: String) -> LobbyError {
-        invalid("key", "the idempotency key must be 1 to 128 characters long, got \(key.count).")
+        invalid("key", "the idempotency key must be 1 to 128 characters long, without NUL, got \(key.unicodeScalars.count).")
     }
 
     static let badCredentials = LobbyError(

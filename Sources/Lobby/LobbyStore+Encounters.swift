@@ -105,7 +105,7 @@ extension LobbyStore {
     /// one of this reporter with the same key records nothing and is answered with the first
     /// receipt, for ``LobbyConfiguration/requestKeyLifetime``.
     public func recordEncounters(reporter: Int64, _ sightings: [EncounterReport], key: String? = nil) async throws -> EncounterReceipt {
-        if let key, !(1...128).contains(key.count) { throw LobbyError.invalidKey(key) }
+        if let key, !Validation.isIdempotencyKey(key) { throw LobbyError.invalidKey(key) }
         guard sightings.count <= Self.maximumSightingsPerReport else {
             throw LobbyError.invalid("sightings", "at most \(Self.maximumSightingsPerReport) per report, got \(sightings.count).")
         }

@@ -17,7 +17,7 @@ extension LobbyStore {
     /// answered with that invitation as it is now (and the players the first answer left out),
     /// for ``LobbyConfiguration/requestKeyLifetime``.
     public func invite(_ inviter: Int64, usernames: [String], key: String?) async throws -> InvitationReceipt {
-        if let key, !(1...128).contains(key.count) { throw LobbyError.invalidKey(key) }
+        if let key, !Validation.isIdempotencyKey(key) { throw LobbyError.invalidKey(key) }
         var seen = Set<String>()
         let requested = usernames.filter { seen.insert($0.lowercased()).inserted }
         guard (1...Self.maximumInviteesPerInvitation).contains(requested.count) else {

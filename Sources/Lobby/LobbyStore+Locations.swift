@@ -11,7 +11,7 @@ extension LobbyStore {
     ///   re-used location keeps the zone it has unless another one is given.
     public func registerLocation(_ ownerId: Int64, name: String, timeZone: String? = nil) async throws -> LocationReceipt {
         let name = try Validation.name(name, field: "name")
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
+        if let timeZone, !TimeZoneNames.accepts(timeZone) {
             throw LobbyError.invalid("timeZone", "\"\(timeZone.prefix(64))\" is not an IANA time zone such as Europe/Oslo or UTC.")
         }
         return try await write { context in
@@ -72,9 +72,9 @@ extension LobbyStore {
             throw LobbyError.invalid("exponent", "must be a path-loss exponent between 1 and 6, got \(exponent).")
         }
         guard (2...20).contains(distances.count), distances.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 1000 }),
-              Set(distances).count >= 2
+              Set(distances).count == distances.count
         else {
-            throw LobbyError.invalid("distances", "must list 2 to 20 distances in metres (above 0, at most 1000), at least two of them different.")
+            throw LobbyError.invalid("distances", "must list 2 to 20 different distances in metres (above 0, at most 1000), each once.")
         }
         guard readings >= 1 else { throw LobbyError.invalid("readings", "must be at least 1.") }
         return try await write { context in

@@ -105,7 +105,7 @@ extension LobbyStore {
         guard (0...maximumScore).contains(score) else {
             throw LobbyError.invalid("score", "must be 0…\(maximumScore), got \(score).")
         }
-        guard (1...128).contains(key.count) else { throw LobbyError.invalidKey(key) }
+        guard Validation.isIdempotencyKey(key) else { throw LobbyError.invalidKey(key) }
     }
 
     /// The recording with the lobby's calibration and plan, the score it gives, and whether it has

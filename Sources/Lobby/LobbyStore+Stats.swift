@@ -7,10 +7,11 @@ extension LobbyStore {
     public static let chartDays = 30
 
     /// Sets the optional profile fields; a nil field stays as it is, an empty string clears it.
-    /// The zone must be an IANA name the system knows, the country two letters (stored upper case).
+    /// The zone must be an IANA name (``TimeZoneNames``) the system knows, the country two letters
+    /// (stored upper case).
     public func updateSettings(_ playerId: Int64, _ changes: PlayerSettings) async throws -> PlayerSettings {
         let zone = try changes.timeZone.map { text -> String in
-            guard text.isEmpty || LocalCalendar(identifier: text) != nil, text.count <= 64 else {
+            guard text.isEmpty || TimeZoneNames.accepts(text) else {
                 throw LobbyError.invalid("timeZone", "\"\(text.prefix(64))\" is not an IANA time zone such as Europe/Oslo or America/New_York.")
             }
             return text

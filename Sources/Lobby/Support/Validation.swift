@@ -41,9 +41,18 @@ enum Validation {
         return value.lowercased()
     }
 
+    /// An idempotency key: 1 to 128 characters counted as the document and the database count them
+    /// (Unicode scalars), and no NUL, which SQLite's length() stops at and PostgreSQL's text cannot
+    /// hold (a key of one NUL failed the database's check, a 500).
+    static func isIdempotencyKey(_ key: String) -> Bool {
+        (1...128).contains(key.unicodeScalars.count) && !key.unicodeScalars.contains("\0")
+    }
+
     /// Bcrypt reads at most 72 bytes, so longer passwords are refused rather than silently cut.
+    /// The length is counted in Unicode scalars, as the document's minLength counts it: 10 letters
+    /// with a combining accent each are 20 characters there.
     static func password(_ value: String) throws -> String {
-        guard value.count >= 10 else {
+        guard value.unicodeScalars.count >= 10 else {
             throw LobbyError.invalid("password", "must be at least 10 characters long.")
         }
         guard value.utf8.count <= 72 else {

@@ -24,7 +24,7 @@ public import Minigames
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import SensorSamples
-/// Accounts, beacon identities, encounters, invitations, games, rewards, events, and multiplayer locations with their tournaments. JSON with camelCase keys; dates are ISO 8601. Every route but health, openapi.yaml, registration and log-in needs `Authorization: Bearer <token>`. Errors are `{"error": {"code": "...", "message": "..."}}` with a 4xx status for client mistakes. Registration and log-in are throttled per account and per client address: past the limits (by default 10 sign-ins per account, then one per 30 s; 30 per address, then one per 6 s; 20 registrations per address, then one a minute) they answer 429 `tooManyAttempts` with `Retry-After` in seconds, before any password is checked. A method a path does not have answers 405 `methodNotAllowed` with `Allow`; an unknown path, 404 `routeNotFound`.
+/// Accounts, beacon identities, encounters, invitations, games, rewards, events, and multiplayer locations with their tournaments. JSON with camelCase keys; dates are ISO 8601. Every route but health, openapi.yaml, registration and log-in needs `Authorization: Bearer <token>`. Errors are `{"error": {"code": "...", "message": "..."}}` with a 4xx status for client mistakes. Registration and log-in are throttled per account and per client address: past the limits (by default 10 sign-ins per account, then one per 30 s; 30 per address, then one per 6 s; 20 registrations per address, then one a minute) they answer 429 `tooManyAttempts` with `Retry-After` in seconds, before any password is checked. A method a path does not have answers 405 `methodNotAllowed` with `Allow`; an unknown path, 404 `routeNotFound`. JSON bodies are read as Foundation reads JSON, which no schema can state: an unpaired surrogate escape (a lone `\ud800` to `\udfff`) in any key, or in a string the operation reads, is 400 `malformedJSON`.
 ///
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
@@ -234,6 +234,8 @@ public struct Client: APIProtocol {
         )
     }
     /// Register a player.
+    ///
+    /// The password is at most 72 bytes in UTF-8 (bcrypt reads no more; a longer one is refused, 400 `invalidField`, not cut), which a schema cannot state: maxLength counts characters. Names may not hold invisible characters or text-direction controls, nor a word mixing Latin, Greek and Cyrillic letters (400 `invalidField`); a username taken, or one that looks like a taken one, is 409.
     ///
     /// - Remark: HTTP `POST /v1/players`.
     /// - Remark: Generated from `#/paths//v1/players/post(register)`.
@@ -665,7 +667,7 @@ public struct Client: APIProtocol {
     }
     /// Change names or password (username and e-mail are immutable).
     ///
-    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it. As at registration, a password is at most 72 bytes in UTF-8 and names follow the same rules.
     ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
@@ -3596,6 +3598,8 @@ public struct Client: APIProtocol {
     }
     /// Block a player.
     ///
+    /// You cannot block yourself (400 `cannotBlockYourself`), which a schema cannot state.
+    ///
     /// - Remark: HTTP `POST /v1/blocks/{username}`.
     /// - Remark: Generated from `#/paths//v1/blocks/{username}/post(block)`.
     public func block(_ input: Operations.Block.Input) async throws -> Operations.Block.Output {
@@ -4043,7 +4047,7 @@ public struct Client: APIProtocol {
     }
     /// Register a multiplayer location (or re-use the one you registered under this name).
     ///
-    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone).
+    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone). The name follows the rules of players' names, which a schema cannot state: no invisible characters or text-direction controls, no word mixing Latin, Greek and Cyrillic letters (400 `invalidField`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations`.

@@ -32,6 +32,8 @@ extension Components {
             public struct JsonPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/requestBodies/ScoreSubmission/json/score`.
                 public var score: Swift.Int
+                /// Idempotency key, no NUL.
+                ///
                 /// - Remark: Generated from `#/components/requestBodies/ScoreSubmission/json/key`.
                 public var key: Swift.String
                 /// - Remark: Generated from `#/components/requestBodies/ScoreSubmission/json/recording`.
@@ -40,7 +42,7 @@ extension Components {
                 ///
                 /// - Parameters:
                 ///   - score:
-                ///   - key:
+                ///   - key: Idempotency key, no NUL.
                 ///   - recording:
                 public init(
                     score: Swift.Int,

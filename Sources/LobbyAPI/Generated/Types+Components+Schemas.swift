@@ -86,6 +86,8 @@ extension Components {
             public var lastName: Swift.String
             /// - Remark: Generated from `#/components/schemas/Registration/email`.
             public var email: Swift.String
+            /// 10 characters or more, at most 72 bytes in UTF-8.
+            ///
             /// - Remark: Generated from `#/components/schemas/Registration/password`.
             public var password: Swift.String
             /// Creates a new `Registration`.
@@ -95,7 +97,7 @@ extension Components {
             ///   - firstName: 1 to 64 characters once trimmed, no control characters.
             ///   - lastName: 1 to 64 characters once trimmed, no control characters.
             ///   - email:
-            ///   - password:
+            ///   - password: 10 characters or more, at most 72 bytes in UTF-8.
             public init(
                 username: Swift.String,
                 firstName: Swift.String,
@@ -962,6 +964,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Sighting/distance`.
             public var distance: Swift.Double?
+            /// RFC 3339 with at most 9 digits of fractions of a second and an offset of at most 18 hours (Z, +02:00, -18:00).
+            ///
             /// - Remark: Generated from `#/components/schemas/Sighting/at`.
             public var at: Foundation.Date
             /// Two-way ranging: the filtered RSSI (dBm) read of this beacon; with measuredPower, handed to the player seen as a peerReading event.
@@ -983,7 +987,7 @@ extension Components {
             ///   - major:
             ///   - minor:
             ///   - distance: Metres; absent or null when unknown.
-            ///   - at:
+            ///   - at: RFC 3339 with at most 9 digits of fractions of a second and an offset of at most 18 hours (Z, +02:00, -18:00).
             ///   - rssi: Two-way ranging: the filtered RSSI (dBm) read of this beacon; with measuredPower, handed to the player seen as a peerReading event.
             ///   - measuredPower: The measured power (dBm at 1 m) this beacon advertises; required with rssi.
             ///   - rssiVariance: Variance (dB²) of rssi; only with rssi.

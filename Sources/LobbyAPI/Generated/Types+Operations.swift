@@ -320,7 +320,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The OpenAPI document.
+            /// The OpenAPI document (YAML text, a mapping when parsed).
             ///
             /// - Remark: Generated from `#/paths//v1/openapi.yaml/get(getOpenAPIDocument)/responses/200`.
             ///
@@ -375,6 +375,8 @@ public enum Operations {
         }
     }
     /// Register a player.
+    ///
+    /// The password is at most 72 bytes in UTF-8 (bcrypt reads no more; a longer one is refused, 400 `invalidField`, not cut), which a schema cannot state: maxLength counts characters. Names may not hold invisible characters or text-direction controls, nor a word mixing Latin, Greek and Cyrillic letters (400 `invalidField`); a username taken, or one that looks like a taken one, is 409.
     ///
     /// - Remark: HTTP `POST /v1/players`.
     /// - Remark: Generated from `#/paths//v1/players/post(register)`.
@@ -1029,7 +1031,7 @@ public enum Operations {
     }
     /// Change names or password (username and e-mail are immutable).
     ///
-    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it. As at registration, a password is at most 72 bytes in UTF-8 and names follow the same rules.
     ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
@@ -1060,6 +1062,8 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/players/me/PATCH/requestBody/json/lastName`.
                     public var lastName: Swift.String?
+                    /// 10 characters or more, at most 72 bytes in UTF-8.
+                    ///
                     /// - Remark: Generated from `#/paths/v1/players/me/PATCH/requestBody/json/password`.
                     public var password: Swift.String?
                     /// Required with password: the password you sign in with now.
@@ -1079,7 +1083,7 @@ public enum Operations {
                     /// - Parameters:
                     ///   - firstName: Absent or null: unchanged. 1 to 64 characters once trimmed, no control characters.
                     ///   - lastName: Absent or null: unchanged. 1 to 64 characters once trimmed, no control characters.
-                    ///   - password:
+                    ///   - password: 10 characters or more, at most 72 bytes in UTF-8.
                     ///   - currentPassword: Required with password: the password you sign in with now.
                     ///   - timeZone: IANA zone (Europe/Oslo) your days, weeks and months are counted in; empty clears it (UTC).
                     ///   - country: ISO 3166-1 alpha-2 code; empty clears it.
@@ -2952,7 +2956,7 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/encounters/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Idempotency key; absent or null: none.
+                    /// Idempotency key, no NUL; absent or null: none.
                     ///
                     /// - Remark: Generated from `#/paths/v1/encounters/POST/requestBody/json/key`.
                     public var key: Swift.String?
@@ -2961,7 +2965,7 @@ public enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - key: Idempotency key; absent or null: none.
+                    ///   - key: Idempotency key, no NUL; absent or null: none.
                     ///   - sightings:
                     public init(
                         key: Swift.String? = nil,
@@ -3305,7 +3309,7 @@ public enum Operations {
                 public struct JsonPayload: Codable, Hashable, Sendable {
                     /// - Remark: Generated from `#/paths/v1/invitations/POST/requestBody/json/invitees`.
                     public var invitees: [Swift.String]
-                    /// Idempotency key; absent or null: none.
+                    /// Idempotency key, no NUL; absent or null: none.
                     ///
                     /// - Remark: Generated from `#/paths/v1/invitations/POST/requestBody/json/key`.
                     public var key: Swift.String?
@@ -3313,7 +3317,7 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - invitees:
-                    ///   - key: Idempotency key; absent or null: none.
+                    ///   - key: Idempotency key, no NUL; absent or null: none.
                     public init(
                         invitees: [Swift.String],
                         key: Swift.String? = nil
@@ -5520,6 +5524,8 @@ public enum Operations {
     }
     /// Block a player.
     ///
+    /// You cannot block yourself (400 `cannotBlockYourself`), which a schema cannot state.
+    ///
     /// - Remark: HTTP `POST /v1/blocks/{username}`.
     /// - Remark: Generated from `#/paths//v1/blocks/{username}/post(block)`.
     public enum Block {
@@ -6244,7 +6250,7 @@ public enum Operations {
     }
     /// Register a multiplayer location (or re-use the one you registered under this name).
     ///
-    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone).
+    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone). The name follows the rules of players' names, which a schema cannot state: no invisible characters or text-direction controls, no word mixing Latin, Greek and Cyrillic letters (400 `invalidField`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations`.
@@ -6749,7 +6755,7 @@ public enum Operations {
                 public struct JsonPayload: Codable, Hashable, Sendable {
                     /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json/exponent`.
                     public var exponent: Swift.Double
-                    /// Metres; at least two different ones.
+                    /// Metres, above 0, each once: two or more different distances.
                     ///
                     /// - Remark: Generated from `#/paths/v1/locations/{id}/site-profile/PUT/requestBody/json/distances`.
                     public var distances: [Swift.Double]
@@ -6759,7 +6765,7 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - exponent:
-                    ///   - distances: Metres; at least two different ones.
+                    ///   - distances: Metres, above 0, each once: two or more different distances.
                     ///   - readings:
                     public init(
                         exponent: Swift.Double,

@@ -42,6 +42,8 @@ public protocol APIProtocol: Sendable {
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output
     /// Register a player.
     ///
+    /// The password is at most 72 bytes in UTF-8 (bcrypt reads no more; a longer one is refused, 400 `invalidField`, not cut), which a schema cannot state: maxLength counts characters. Names may not hold invisible characters or text-direction controls, nor a word mixing Latin, Greek and Cyrillic letters (400 `invalidField`); a username taken, or one that looks like a taken one, is 409.
+    ///
     /// - Remark: HTTP `POST /v1/players`.
     /// - Remark: Generated from `#/paths//v1/players/post(register)`.
     func register(_ input: Operations.Register.Input) async throws -> Operations.Register.Output
@@ -62,7 +64,7 @@ public protocol APIProtocol: Sendable {
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output
     /// Change names or password (username and e-mail are immutable).
     ///
-    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it. As at registration, a password is at most 72 bytes in UTF-8 and names follow the same rules.
     ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
@@ -194,6 +196,8 @@ public protocol APIProtocol: Sendable {
     func listUnlocked(_ input: Operations.ListUnlocked.Input) async throws -> Operations.ListUnlocked.Output
     /// Block a player.
     ///
+    /// You cannot block yourself (400 `cannotBlockYourself`), which a schema cannot state.
+    ///
     /// - Remark: HTTP `POST /v1/blocks/{username}`.
     /// - Remark: Generated from `#/paths//v1/blocks/{username}/post(block)`.
     func block(_ input: Operations.Block.Input) async throws -> Operations.Block.Output
@@ -214,7 +218,7 @@ public protocol APIProtocol: Sendable {
     func liveEvents(_ input: Operations.LiveEvents.Input) async throws -> Operations.LiveEvents.Output
     /// Register a multiplayer location (or re-use the one you registered under this name).
     ///
-    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone).
+    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone). The name follows the rules of players' names, which a schema cannot state: no invisible characters or text-direction controls, no word mixing Latin, Greek and Cyrillic letters (400 `invalidField`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations`.
@@ -320,6 +324,8 @@ extension APIProtocol {
     }
     /// Register a player.
     ///
+    /// The password is at most 72 bytes in UTF-8 (bcrypt reads no more; a longer one is refused, 400 `invalidField`, not cut), which a schema cannot state: maxLength counts characters. Names may not hold invisible characters or text-direction controls, nor a word mixing Latin, Greek and Cyrillic letters (400 `invalidField`); a username taken, or one that looks like a taken one, is 409.
+    ///
     /// - Remark: HTTP `POST /v1/players`.
     /// - Remark: Generated from `#/paths//v1/players/post(register)`.
     public func register(
@@ -360,7 +366,7 @@ extension APIProtocol {
     }
     /// Change names or password (username and e-mail are immutable).
     ///
-    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it.
+    /// A new password needs the current one (`currentPassword`), is throttled like a sign-in (429 with Retry-After), and ends every session of the player, this one included: sign in again with it. As at registration, a password is at most 72 bytes in UTF-8 and names follow the same rules.
     ///
     /// - Remark: HTTP `PATCH /v1/players/me`.
     /// - Remark: Generated from `#/paths//v1/players/me/patch(updateMe)`.
@@ -622,6 +628,8 @@ extension APIProtocol {
     }
     /// Block a player.
     ///
+    /// You cannot block yourself (400 `cannotBlockYourself`), which a schema cannot state.
+    ///
     /// - Remark: HTTP `POST /v1/blocks/{username}`.
     /// - Remark: Generated from `#/paths//v1/blocks/{username}/post(block)`.
     public func block(
@@ -674,7 +682,7 @@ extension APIProtocol {
     }
     /// Register a multiplayer location (or re-use the one you registered under this name).
     ///
-    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone).
+    /// A location advertises the deployment's UUID with major 0 (never a player's) and its id as the minor. Its daily, weekly and monthly tournaments start at once, in windows of its time zone (a day, a week from Monday, a month; UTC unless `timeZone` names an IANA zone). The name follows the rules of players' names, which a schema cannot state: no invisible characters or text-direction controls, no word mixing Latin, Greek and Cyrillic letters (400 `invalidField`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations`.
