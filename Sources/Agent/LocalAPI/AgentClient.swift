@@ -53,10 +53,14 @@ public struct AgentClient: Sendable {
         let result = withoutActuallyEscaping(body) { body in
             // The calling thread waits for the stream to end, so `body` is never called at the
             // same time as anything else it touches.
+            // The task that ran the stream can outlive `blockUntilDone` by a moment (it signals
+            // before it is released), so the box lets go of `body` here, on the caller's thread,
+            // before `withoutActuallyEscaping` checks that nothing kept it.
             let unchecked = UncheckedBody(body: body)
+            defer { unchecked.release() }
             return Result { () throws(AgentError) in
                 try Self.blockUntilDone { () async throws(AgentError) in
-                    try await self.streamEvents(recent: recent, idleTimeout: idleTimeout) { unchecked.body($0) }
+                    try await self.streamEvents(recent: recent, idleTimeout: idleTimeout) { unchecked.call($0) }
                 }
             }
         }
@@ -161,7 +165,10 @@ private final class Outcome<T>: @unchecked Sendable {
     var result: Result<T, AgentError>?
 }
 
-/// A caller's closure, called only while that caller waits.
-private struct UncheckedBody: @unchecked Sendable {
-    let body: (String) -> Bool
+/// A caller's closure, called only while that caller waits, and let go of when it stops waiting.
+private final class UncheckedBody: @unchecked Sendable {
+    private var body: ((String) -> Bool)?
+    init(body: @escaping (String) -> Bool) { self.body = body }
+    func call(_ line: String) -> Bool { body?(line) ?? false }
+    func release() { body = nil }
 }
