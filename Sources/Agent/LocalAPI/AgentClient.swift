@@ -1,26 +1,24 @@
-import Dispatch
 import Foundation
-import NIOCore
-import NIOPosix
 import Radio
 
 /// The CLI's side of the local API: connects to the agent's socket, sends one request, reads
-/// the answer (or, for `events`, every line until the agent goes away). The socket is a
-/// `NIOAsyncChannel`, as on the server; ``send(_:timeout:)`` and ``events(recent:idleTimeout:_:)``
-/// are the blocking forms for threads that may wait (the CLI's main thread, a test's thread).
+/// the answer (or, for `events`, every line until the agent goes away).
 public struct AgentClient: Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
 
     /// Sends `request` and returns the result's JSON; an error response is thrown.
-    public func request(_ request: AgentRequest, timeout: Double = 60) async throws(AgentError) -> Data {
-        // As SO_RCVTIMEO did: 0 waits for ever.
-        let idle: TimeAmount? = timeout > 0 ? .nanoseconds(Int64(timeout * 1e9)) : nil
-        let line = try await exchange(request, idleTimeout: idle) { lines in
-            try await lines.next()
+    public func send(_ request: AgentRequest, timeout: Double = 60) throws(AgentError) -> Data {
+        let fd = try connect()
+        defer { close(fd) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var reader = LineReader(fd: fd, path: path)
+        guard write(request, to: fd) else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up before the request was sent.", code: "agentNotRunning")
         }
-        guard let line else {
+        guard let line = reader.next() else {
             throw AgentError("The agent on \(path) did not answer within \(Int(timeout)) s.", code: "agentNotRunning")
         }
         switch try AgentResponse(line: line) {
@@ -29,83 +27,43 @@ public struct AgentClient: Sendable {
         }
     }
 
+    /// ``send(_:timeout:)`` from async code: the blocking socket calls run on a thread of their
+    /// own, never on the cooperative pool.
+    public func request(_ request: AgentRequest, timeout: Double = 60) async throws(AgentError) -> Data {
+        let result: Result<Data, AgentError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { () throws(AgentError) -> Data in try self.send(request, timeout: timeout) })
+            }
+        }
+        return try result.get()
+    }
+
     /// Streams the agent's last `recent` events, then every new one, to `body` until it returns
-    /// false or the agent goes away (or, with `idleTimeout`, stays silent that many seconds).
-    public func streamEvents(recent: Int = 0, idleTimeout: Int? = nil, _ body: @Sendable (String) -> Bool) async throws(AgentError) {
-        let refusal: AgentError? = try await exchange(.events(recent: recent), idleTimeout: idleTimeout.map { .seconds(Int64($0)) }) { lines in
-            while let line = try await lines.next() {
-                if line.hasPrefix("{\"ok\":false"), case .failure(let error)? = try? AgentResponse(line: line) { return error }
-                if !body(line) { return nil }
-            }
-            return nil
-        }
-        if let refusal { throw refusal }
-    }
-
-    /// ``request(_:timeout:)`` for a thread that may block until the answer comes.
-    public func send(_ request: AgentRequest, timeout: Double = 60) throws(AgentError) -> Data {
-        try Self.blockUntilDone { () async throws(AgentError) -> Data in try await self.request(request, timeout: timeout) }
-    }
-
-    /// ``streamEvents(recent:idleTimeout:_:)`` for a thread that may block while it lasts; `body`
-    /// runs on another thread meanwhile, one line after the other.
+    /// false or the agent goes away (or,
+    /// with `idleTimeout`, stays silent that many seconds).
     public func events(recent: Int = 0, idleTimeout: Int? = nil, _ body: (String) -> Bool) throws(AgentError) {
-        let result = withoutActuallyEscaping(body) { body in
-            // The calling thread waits for the stream to end, so `body` is never called at the
-            // same time as anything else it touches.
-            // The task that ran the stream can outlive `blockUntilDone` by a moment (it signals
-            // before it is released), so the box lets go of `body` here, on the caller's thread,
-            // before `withoutActuallyEscaping` checks that nothing kept it.
-            let unchecked = UncheckedBody(body: body)
-            defer { unchecked.release() }
-            return Result { () throws(AgentError) in
-                try Self.blockUntilDone { () async throws(AgentError) in
-                    try await self.streamEvents(recent: recent, idleTimeout: idleTimeout) { unchecked.call($0) }
-                }
-            }
+        let fd = try connect()
+        defer { close(fd) }
+        if let idleTimeout {
+            var limit = timeval(tv_sec: idleTimeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        try result.get()
+        var reader = LineReader(fd: fd, path: path)
+        guard write(.events(recent: recent), to: fd) else {
+            throw Self.refusal(&reader) ?? AgentError("The agent on \(path) hung up.", code: "agentNotRunning")
+        }
+        while let line = reader.next() {
+            if line.hasPrefix("{\"ok\":false"), case .failure(let error) = try AgentResponse(line: line) { throw error }
+            if !body(line) { return }
+        }
     }
 }
 
 extension AgentClient {
-    /// Connects, sends `request`, and hands the answer lines to `body`; the lines end when the
-    /// agent closes the connection, or when it stays silent for `idleTimeout`.
-    func exchange<T: Sendable>(_ request: AgentRequest, idleTimeout: TimeAmount?,
-                               _ body: @Sendable (inout AnswerLines) async throws -> T) async throws(AgentError) -> T {
-        let fd = try connect()
-        let channel: NIOAsyncChannel<ProtocolLine, ByteBuffer>
-        do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .withConnectedSocket(NIOBSDSocket.Handle(fd)) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let idleTimeout {
-                            try channel.pipeline.syncOperations.addHandlers(IdleStateHandler(readTimeout: idleTimeout), CloseWhenIdle())
-                        }
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                        return try NIOAsyncChannel<ProtocolLine, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            close(fd)
-            throw AgentError("Cannot reach the agent on \(path): \(error).", code: "agentNotRunning")
-        }
-        do {
-            return try await channel.executeThenClose { inbound, outbound in
-                // A refused connection finds the agent gone here; its refusal is still read below.
-                try? await outbound.write(ByteBuffer(string: request.line + "\n"))
-                var lines = AnswerLines(iterator: inbound.makeAsyncIterator())
-                return try await body(&lines)
-            }
-        } catch {
-            throw AgentError("The agent on \(path) hung up: \(error).", code: "agentNotRunning")
-        }
-    }
-
-    /// A connection to the agent, or why there is none, said for the person at the terminal.
+    /// A blocking connection to the agent, or why there is none, said for the person at the terminal.
     func connect() throws(AgentError) -> Int32 {
         do {
-            return try UnixSocket.connect(path: path)
+            return try UnixSocket.connect(path: path, blocking: true)
         } catch {
             switch error.code {
             case ENOENT, ECONNREFUSED:
@@ -118,57 +76,42 @@ extension AgentClient {
         }
     }
 
-    /// Runs `work` on the task pool and blocks the calling thread until it is done. Only for
-    /// threads that are not the pool's: the CLI's main thread, a thread of the caller's own.
-    static func blockUntilDone<T: Sendable>(_ work: @escaping @Sendable () async throws(AgentError) -> T) throws(AgentError) -> T {
-        let outcome = Outcome<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(AgentError) {
-                outcome.result = .success(try await work())
-            } catch {
-                outcome.result = .failure(error)
+    /// Sends one request line; false when the agent hung up.
+    func write(_ request: AgentRequest, to fd: Int32) -> Bool {
+        (try? UnixSocket.writeAll(fd, Array((request.line + "\n").utf8), path: path)) != nil
+    }
+
+    /// What an agent that hung up before reading the request said first: it refuses another
+    /// user's connection by writing the error and closing at once, so the client's write can
+    /// fail (EPIPE) with the refusal already waiting to be read.
+    static func refusal(_ reader: inout LineReader) -> AgentError? {
+        guard let line = reader.next(), case .failure(let error)? = try? AgentResponse(line: line) else { return nil }
+        return error
+    }
+}
+
+/// Lines from a blocking socket; nil at its end, on an error, or when its receive timeout passes.
+struct LineReader {
+    let fd: Int32
+    let path: String
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
             }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.result!.get()
-    }
-}
-
-/// The answer lines of one exchange; nil at their end, after a broken connection too.
-struct AnswerLines {
-    var iterator: NIOAsyncChannelInboundStream<ProtocolLine>.AsyncIterator
-
-    mutating func next() async throws -> String? {
-        guard case .line(let text)? = try? await iterator.next() else { return nil }
-        return text
-    }
-}
-
-/// Closes a connection that read nothing for the ``IdleStateHandler``'s time.
-private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
+            var chunk = [UInt8](repeating: 0, count: 8192)
+            let read = chunk.withUnsafeMutableBytes { bytes in try? UnixSocket.read(fd, into: bytes, path: path) }
+            guard let count = read ?? nil, count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
         }
     }
-}
-
-/// A result handed from the task that computed it to the thread that waits for it (the
-/// semaphore orders the two).
-private final class Outcome<T>: @unchecked Sendable {
-    var result: Result<T, AgentError>?
-}
-
-/// A caller's closure, called only while that caller waits, and let go of when it stops waiting.
-private final class UncheckedBody: @unchecked Sendable {
-    private var body: ((String) -> Bool)?
-    init(body: @escaping (String) -> Bool) { self.body = body }
-    func call(_ line: String) -> Bool { body?(line) ?? false }
-    func release() { body = nil }
 }
