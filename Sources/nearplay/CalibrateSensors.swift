@@ -83,11 +83,8 @@ struct CalibrateSensors: AsyncParsableCommand {
     /// the command too, storing nothing.
     private func collect<Element: Sendable>(_ stream: SensorStream<Element>, for seconds: Double,
                                             time: @escaping @Sendable (Element) -> Double) async throws -> [Element] {
-        let measurement = Task { try await stream.collect(for: seconds, time: time) }
-        let interrupt = InterruptHandler { measurement.cancel() }
-        defer { withExtendedLifetime(interrupt) {} }
         do {
-            return try await measurement.value
+            return try await runUntilInterrupted { try await stream.collect(for: seconds, time: time) }
         } catch is CancellationError {
             throw CommandFailure("Interrupted: nothing was stored.")
         }

@@ -53,19 +53,21 @@ struct PracticeCommand: AsyncParsableCommand {
         }
         TerminalDisplay.status(plan.signalTime == nil ? "GO!" : "Wait for it…")
         let elapsed = ElapsedSeconds()
-        let round = Task {
-            try await runner.play(minigame, inputs: inputs, plan: plan, calibration: calibration) { progress in
-                elapsed.value = progress.elapsed
-                var parts: [String] = [String(format: "%4.1f s", progress.remaining)]
-                if let shown = progress.signalShown { parts.append(shown ? "DRAW!" : "wait…") }
-                if let level = progress.level { parts.append(TerminalDisplay.levelMeter(level)) }
-                if let sample = progress.acceleration { parts.append(TerminalDisplay.axes(sample)) }
-                TerminalDisplay.status(parts.joined(separator: "  "))
-            }
+        let result: Result<RoundRecording, any Error>
+        do {
+            result = .success(try await runUntilInterrupted {
+                try await runner.play(minigame, inputs: inputs, plan: plan, calibration: calibration) { progress in
+                    elapsed.value = progress.elapsed
+                    var parts: [String] = [String(format: "%4.1f s", progress.remaining)]
+                    if let shown = progress.signalShown { parts.append(shown ? "DRAW!" : "wait…") }
+                    if let level = progress.level { parts.append(TerminalDisplay.levelMeter(level)) }
+                    if let sample = progress.acceleration { parts.append(TerminalDisplay.axes(sample)) }
+                    TerminalDisplay.status(parts.joined(separator: "  "))
+                }
+            })
+        } catch {
+            result = .failure(error)
         }
-        let interrupt = InterruptHandler { round.cancel() }
-        defer { withExtendedLifetime(interrupt) {} }
-        let result = await round.result
         TerminalDisplay.line("")
         let recording: RoundRecording
         do {

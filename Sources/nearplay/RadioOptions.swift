@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import Radio
-import ServiceLifecycle
 
 /// Options shared by the commands that use the Bluetooth radio.
 struct RadioOptions: ParsableArguments {
@@ -50,32 +49,5 @@ enum RadioFailure {
             Diagnostics.error("\(error)")
             return ExitCode.failure
         }
-    }
-}
-
-/// Runs `work` as the one service of a `ServiceGroup` until it finishes or SIGINT/SIGTERM arrives.
-/// The first signal shuts the group down gracefully, which cancels `work`; this returns once
-/// `work` has wound down (discovery stopped, advertisement unregistered), so the exit status is
-/// what `work` made it.
-func runUntilInterrupted(_ work: @escaping @Sendable () async throws -> Void) async throws {
-    // A parent may have left these blocked (test runners do); we want them.
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    sigaddset(&mask, SIGINT)
-    sigaddset(&mask, SIGTERM)
-    pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-        services: [.init(service: InterruptibleWork(work: work), successTerminationBehavior: .gracefullyShutdownGroup)],
-        gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: Logger(label: "nearplay.lifecycle")))
-    try await group.run()
-}
-
-/// A command's radio work as a service: cancelled when the group shuts down gracefully.
-private struct InterruptibleWork: Service {
-    let work: @Sendable () async throws -> Void
-
-    func run() async throws {
-        try await cancelWhenGracefulShutdown(work)
     }
 }

@@ -64,7 +64,7 @@ struct SensorsCommand: AsyncParsableCommand {
         let emitJSON = json
         let accelerations = accelerometerInput?.samples()
         let levels = microphoneInput?.levels()
-        let task = Task {
+        let watch: @Sendable () async throws -> Void = {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let accelerations {
                     group.addTask {
@@ -98,11 +98,9 @@ struct SensorsCommand: AsyncParsableCommand {
                 try await group.waitForAll()
             }
         }
-        let interrupt = InterruptHandler { task.cancel() }
-        defer { withExtendedLifetime(interrupt) {} }
         var failure: (any Error)?
         do {
-            try await task.value
+            try await runUntilInterrupted(watch)
         } catch is CancellationError {
         } catch {
             failure = error

@@ -1,6 +1,5 @@
 import Foundation
 import Sensors
-import Synchronization
 
 /// Small helpers for the live terminal views.
 enum TerminalDisplay {
@@ -36,52 +35,5 @@ enum TerminalDisplay {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
         FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-}
-
-/// Runs `onInterrupt` when the user presses Ctrl-C (SIGINT) or the process gets SIGTERM, for as
-/// long as the handler lives. A second one exits at once (status 130), so a command stuck in
-/// its cleanup can still be killed from the keyboard.
-final class InterruptHandler {
-    private let sources: [any DispatchSourceSignal]
-    private let signals: [Int32]
-    /// What a signal does; tests call it directly (a test must not send itself SIGINT).
-    let action: InterruptAction
-
-    /// `signals` and `exit` are for tests.
-    init(signals: [Int32] = [SIGINT, SIGTERM], exit: @escaping @Sendable () -> Void = { _exit(130) },
-         _ onInterrupt: @escaping @Sendable () -> Void) {
-        let action = InterruptAction(onInterrupt: onInterrupt, exit: exit)
-        self.action = action
-        self.signals = signals
-        sources = signals.map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { action.fire() }
-            source.resume()
-            return source
-        }
-    }
-
-    deinit {
-        sources.forEach { $0.cancel() }
-        signals.forEach { signal($0, SIG_DFL) }
-    }
-}
-
-/// The first interrupt runs `onInterrupt`; any later one runs `exit`.
-final class InterruptAction: Sendable {
-    private let count = Atomic<Int>(0)
-    private let onInterrupt: @Sendable () -> Void
-    private let exit: @Sendable () -> Void
-
-    init(onInterrupt: @escaping @Sendable () -> Void, exit: @escaping @Sendable () -> Void) {
-        self.onInterrupt = onInterrupt
-        self.exit = exit
-    }
-
-    func fire() {
-        if count.add(1, ordering: .relaxed).newValue > 1 { return exit() }
-        onInterrupt()
     }
 }
