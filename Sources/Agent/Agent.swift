@@ -88,7 +88,7 @@ public final class Agent: Sendable {
                                     onFirstSeen: { sightings in
             _ = try? await outbox.enqueue(.encounters(sightings))
         }, onSite: { siteRanging.setSite($0) })
-        let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds)
+        let session = GameSession(store: store, lobby: lobby, outbox: outbox, events: events, username: identity.username, player: rounds, clock: clock)
         self.session = session
         let autoPlay = configuration.autoPlay
         follower = LobbyEventsFollower(store: store, lobby: lobby, events: events, nearby: nearby, clock: clock) { game in

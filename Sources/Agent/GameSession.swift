@@ -53,19 +53,22 @@ public actor GameSession {
     let events: AgentEventBus
     let username: String
     private let player: any RoundPlaying
+    /// What the countdown before a round waits on.
+    private let clock: AgentClock
     let logger: Logger
     private var playing: Set<Int64> = []
     /// Tournaments whose rounds are being played.
     var playingTournaments: Set<Int64> = []
 
     public init(store: AgentStore, lobby: LobbyClient, outbox: Outbox, events: AgentEventBus, username: String,
-                player: any RoundPlaying, logger: Logger = Logger(label: "nearplay.game")) {
+                player: any RoundPlaying, clock: AgentClock = .system, logger: Logger = Logger(label: "nearplay.game")) {
         self.store = store
         self.lobby = lobby
         self.outbox = outbox
         self.events = events
         self.username = username
         self.player = player
+        self.clock = clock
         self.logger = logger
     }
 
@@ -134,7 +137,7 @@ public actor GameSession {
         events.publish(.roundStarting(tournament.map { .tournament($0) } ?? .game(plan.game), round: plan.round, minigame: plan.minigame,
                                       instructions: (instructions ?? plan.minigame.rawValue) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))
         do {
-            if countdown > 0 { try await Task.sleep(for: .seconds(countdown)) }
+            if countdown > 0 { try await clock.sleep(for: .seconds(countdown)) }
             return try await player.play(try await revealingSignal(plan, tournament: tournament))
         } catch let error as AgentError {
             throw error

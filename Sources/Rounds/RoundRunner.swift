@@ -99,44 +99,50 @@ public struct RoundRunner: Sendable {
         let recorder = RoundRecorder(start: start)
         let accelerations = inputs.accelerometer?.samples()
         let levels = inputs.microphone?.levels()
-        let collecting = Task {
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    if let accelerations {
-                        group.addTask { for try await sample in accelerations { recorder.add(sample) } }
+        // The sensors' readers are children of the round: its cancellation reaches them, and
+        // nothing reads on after the round returns.
+        let cancelled = await withTaskGroup(of: Drained.self) { group in
+            group.addTask {
+                do {
+                    try await withThrowingTaskGroup(of: Void.self) { readers in
+                        if let accelerations {
+                            readers.addTask { for try await sample in accelerations { recorder.add(sample) } }
+                        }
+                        if let levels {
+                            readers.addTask { for try await level in levels { recorder.add(level) } }
+                        }
+                        try await readers.waitForAll()
                     }
-                    if let levels {
-                        group.addTask { for try await level in levels { recorder.add(level) } }
-                    }
-                    try await group.waitForAll()
+                } catch {
+                    recorder.fail(error)
                 }
-            } catch {
-                recorder.fail(error)
+                return .collected
             }
-        }
-        while !Task.isCancelled, recorder.failure == nil {
-            let elapsed = monotonicSeconds() - start
-            guard elapsed < plan.duration else { break }
-            let (level, sample) = recorder.latest
-            progress(RoundProgress(elapsed: elapsed, plan: plan, level: level, acceleration: sample))
-            try? await Task.sleep(for: .seconds(min(progressInterval, plan.duration - elapsed)))
-        }
-        let cancelled = Task.isCancelled
-        if cancelled {
-            // Nothing read will be used: end the streams now rather than drain them.
-            collecting.cancel()
-        } else {
+            while !Task.isCancelled, recorder.failure == nil {
+                let elapsed = monotonicSeconds() - start
+                guard elapsed < plan.duration else { break }
+                let (level, sample) = recorder.latest
+                progress(RoundProgress(elapsed: elapsed, plan: plan, level: level, acceleration: sample))
+                do { try await Task.sleep(for: .seconds(min(progressInterval, plan.duration - elapsed))) } catch { break }
+            }
+            if Task.isCancelled {
+                // Nothing read will be used: end the streams now rather than drain them.
+                group.cancelAll()
+                return true
+            }
             // Stop the sensors but keep what they already read; cancel only if they do not end.
             accelerations?.stop()
             levels?.stop()
+            group.addTask { [drainTimeout] in
+                do { try await Task.sleep(for: .seconds(drainTimeout)) } catch { return .interrupted }
+                return .timedOut
+            }
+            if await group.next() == .timedOut {
+                logger.warning("The sensors did not stop within \(drainTimeout) s of the round's end; their streams were cancelled")
+            }
+            group.cancelAll()
+            return false
         }
-        let deadline = Task { [drainTimeout, logger] in
-            try await Task.sleep(for: .seconds(drainTimeout))
-            logger.warning("The sensors did not stop within \(drainTimeout) s of the round's end; their streams were cancelled")
-            collecting.cancel()
-        }
-        await collecting.value
-        deadline.cancel()
         // The reading threads restore the devices (IIO buffer off, PCM closed) before we go on.
         await accelerations?.stopAndWait()
         await levels?.stopAndWait()
@@ -144,6 +150,9 @@ public struct RoundRunner: Sendable {
         if let failure = recorder.failure { throw failure }
         return recorder.recording(game: game.name, plan: plan, calibration: calibration)
     }
+
+    /// How the wait for the sensors' streams to end after a round ended.
+    private enum Drained: Sendable { case collected, timedOut, interrupted }
 
     /// A round played from files, on the files' own clock.
     private func recordedRound(_ game: any Minigame, inputs: RoundInputs, plan: RoundPlan, calibration: SensorCalibration,

@@ -152,25 +152,29 @@ private struct AdvertiseRun {
     /// `payloads`, when given, replace the payload one after the other.
     mutating func serve(_ user: UInt64, payloads: AsyncStream<AdvertisingPayload>?) async throws {
         let (inputs, input) = AsyncStream<Input>.makeStream()
-        // BlueZ's events, Release and new payloads, in one stream. The forwarding task reads the
-        // bus for everyone when no other user of the manager is reading it.
-        let forwarding = Task { [manager] in
-            while let events = try? await manager.events(for: user) {
-                for event in events { input.yield(.bluez(event)) }
-            }
-            input.finish()
-        }
         rotatingIdentities = payloads != nil
-        let feeding = payloads.map { payloads in
-            Task {
-                for await payload in payloads { input.yield(.payload(payload)) }
+        defer { recheck?.cancel() }
+        // BlueZ's events, Release and new payloads, in one stream. The forwarder reads the bus for
+        // everyone when no other user of the manager is reading it; it and the payloads' feeder
+        // are children of this run, cancelled with it and over when it returns.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [manager] in
+                while let events = try? await manager.events(for: user) {
+                    for event in events { input.yield(.bluez(event)) }
+                }
+                input.finish()
             }
+            if let payloads {
+                group.addTask {
+                    for await payload in payloads { input.yield(.payload(payload)) }
+                }
+            }
+            try await consume(inputs, input)
+            group.cancelAll()
         }
-        defer {
-            forwarding.cancel()
-            feeding?.cancel()
-            recheck?.cancel()
-        }
+    }
+
+    private mutating func consume(_ inputs: AsyncStream<Input>, _ input: AsyncStream<Input>.Continuation) async throws {
         for await item in inputs {
             switch item {
             case .payload(let next):

@@ -62,14 +62,13 @@ public struct HCIAdvertiser: Advertiser {
 
     public func advertise(rotating payloads: AsyncStream<AdvertisingPayload>) async throws {
         let source = PayloadSource(nil)
-        let feeder = Task {
-            for await payload in payloads { source.offer(payload) }
-        }
-        defer { feeder.cancel() }
-        try await withTaskCancellationHandler {
+        // The feeder is a child of the advertising: cancelled with it, and over when it returns.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await payload in payloads { source.offer(payload) }
+            }
             try await run(source, privateAddresses: true)
-        } onCancel: {
-            feeder.cancel()
+            group.cancelAll()
         }
     }
 
