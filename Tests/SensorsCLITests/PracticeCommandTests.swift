@@ -62,8 +62,8 @@ struct PracticeCommandTests {
         #expect(calibration.accelerometer == nil)
     }
 
-    /// Only calibrations the score verifier accepts are stored: a muted microphone is held at
-    /// the lowest floor games accept, and a device that moved is not stored at all.
+    /// Only calibrations the score verifier and a lobby accept are stored: a muted microphone is
+    /// held at the lowest floor a lobby stores, and a device that moved is not stored at all.
     @Test func calibrationStoresOnlyWhatTheVerifierAccepts() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let audio = folder.appendingPathComponent("muted.raw")
@@ -79,7 +79,7 @@ struct PracticeCommandTests {
         ]) as! CalibrateSensors
         try await command.run()
         let calibration = try CalibrationStore(path: stored).load()
-        #expect(calibration.microphone?.noiseFloorDBFS == Screamer.noiseFloorRange.lowerBound)
+        #expect(calibration.microphone?.noiseFloorDBFS == CalibrationBounds.restingDevice.noiseFloor.lowerBound)
         #expect(calibration.accelerometer == nil, "a device that moved must not be stored as at rest")
     }
 
