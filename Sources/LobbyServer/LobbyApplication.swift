@@ -59,21 +59,11 @@ struct ExpirySweeper: Service {
     var interval: Duration = .seconds(30)
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            await store.exclusively("expiry-sweeper") { await sweep() }
-        }
-    }
-
-    private func sweep() async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await store.expireInvitations()
-                try await store.pruneRequestKeys()
-                try await store.pruneEvents()
-            } catch {
-                logger.error("Expiring invitations or old request keys failed: \(error)")
-            }
-            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
-        }
+        try await PeriodicService(store: store, lease: "expiry-sweeper", interval: interval, logger: logger,
+                                  failure: "Expiring invitations or old request keys failed") { [store] in
+            try await store.expireInvitations()
+            try await store.pruneRequestKeys()
+            try await store.pruneEvents()
+        }.run()
     }
 }

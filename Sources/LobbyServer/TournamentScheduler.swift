@@ -12,23 +12,13 @@ struct TournamentScheduler: Service {
     var interval: Duration = .seconds(15)
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            await store.exclusively("tournament-scheduler") { await sweep() }
-        }
-    }
-
-    private func sweep() async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                let sweep = try await store.settleTournaments()
-                for outcome in sweep.closed {
-                    logger.info("tournament \(outcome.tournament) at location \(outcome.location) closed: \(outcome.ranked.count) entries, winner \(outcome.winner.map(String.init) ?? "none")")
-                }
-                if sweep.created > 0 { logger.info("\(sweep.created) tournaments started") }
-            } catch {
-                logger.error("Settling tournaments failed: \(error)")
+        try await PeriodicService(store: store, lease: "tournament-scheduler", interval: interval, logger: logger,
+                                  failure: "Settling tournaments failed") { [store, logger] in
+            let sweep = try await store.settleTournaments()
+            for outcome in sweep.closed {
+                logger.info("tournament \(outcome.tournament) at location \(outcome.location) closed: \(outcome.ranked.count) entries, winner \(outcome.winner.map(String.init) ?? "none")")
             }
-            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { return }
-        }
+            if sweep.created > 0 { logger.info("\(sweep.created) tournaments started") }
+        }.run()
     }
 }
