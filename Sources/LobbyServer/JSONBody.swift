@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Lobby
 import NIOCore
+import SystemSupport
 
 /// JSON in and out, with the lobby's conventions: camelCase keys, ISO 8601 dates (fractional
 /// seconds optional on input), bodies read up to an explicit limit.
@@ -78,11 +79,63 @@ enum JSONBody {
     /// Reads the whole body (at most `limit` bytes) and decodes it as `T`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = maximumBytes) async throws -> T {
         let buffer = try await bytes(of: request, limit: limit)
+        let data = Data(buffer.readableBytesView)
         do {
-            return try decoder.decode(T.self, from: Data(buffer.readableBytesView))
+            return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
+            // Foundation on Linux reports a number that does not fit its field (70000 for a
+            // UInt16, 2.5 for an integer) as a body that is not valid JSON, with no path.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let number = unfittingNumber(T.self, in: data) {
+                throw APIError(.badRequest, .invalidValue, """
+                    \(number.path): \(number.value) does not fit this field: it takes a whole number where the API document \
+                    says integer, within the field's range (GET /openapi.yaml).
+                    """)
+            }
             throw APIError(error)
         }
+    }
+
+    /// The path and text of the number that keeps `data` (valid JSON) from decoding as `T`: the
+    /// first of its numbers that, replaced by 0, lets the body decode or fail for another reason.
+    /// Looks at the first 256 numbers; nil when none of them is it or `data` is not JSON.
+    static func unfittingNumber<T: Decodable>(_ type: T.Type, in data: Data) -> (path: String, value: String)? {
+        guard let root = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else { return nil }
+        var numbers: [(path: [Any], value: NSNumber)] = []
+        func collect(_ value: Any, at path: [Any]) {
+            guard numbers.count < 256 else { return }
+            if let object = value as? [String: Any] {
+                for key in object.keys.sorted() { collect(object[key]!, at: path + [key]) }
+            } else if let array = value as? [Any] {
+                for (index, element) in array.enumerated() { collect(element, at: path + [index]) }
+            } else if let number = value as? NSNumber, !(value is Bool) {
+                numbers.append((path, number))
+            }
+        }
+        collect(root, at: [])
+        func zeroing(_ value: Any, at path: ArraySlice<Any>) -> Any {
+            guard let step = path.first else { return 0 }
+            if var object = value as? [String: Any], let key = step as? String, let child = object[key] {
+                object[key] = zeroing(child, at: path.dropFirst())
+                return object
+            }
+            if var array = value as? [Any], let index = step as? Int, array.indices.contains(index) {
+                array[index] = zeroing(array[index], at: path.dropFirst())
+                return array
+            }
+            return value
+        }
+        for number in numbers {
+            guard let changed = try? JSONSerialization.data(withJSONObject: zeroing(root, at: number.path[...]), options: .fragmentsAllowed)
+            else { continue }
+            do {
+                _ = try decoder.decode(T.self, from: changed)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                continue
+            } catch {}
+            let path = number.path.map { step in (step as? Int).map { "[\($0)]" } ?? ".\(step)" }.joined()
+            return (String(path.drop(while: { $0 == "." })), number.value.description)
+        }
+        return nil
     }
 
     /// Reads the whole body, refusing it with 413 past `limit` bytes.

@@ -132,6 +132,24 @@ import Testing
                 let message = (answer.body["error"] as? [String: Any])?["message"] as? String
                 #expect(message?.isEmpty == false)
             }
+
+            // A number that does not fit its field is named with its path, not called invalid JSON
+            // (Foundation on Linux reports it so, without a path).
+            let unfitting: [(String, String, String)] = [
+                ("/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":99999999999999999999,"minor":1,"at":"2026-01-01T00:00:00Z"}]}"#,
+                 "sightings[0].major: 99999999999999999999 does not fit"),
+                ("/v1/encounters", #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2.5,"at":"2026-01-01T00:00:00Z"}]}"#,
+                 "sightings[0].minor: 2.5 does not fit"),
+                ("/v1/games/1/rounds/1/scores", #"{"score":99999999999999999999,"key":"k","recording":\#(emptyRecordingJSON)}"#,
+                 "score: 99999999999999999999 does not fit"),
+            ]
+            for (uri, json, named) in unfitting {
+                let answer = try await client.call(.post, uri, token: alice.token, json: json)
+                #expect(answer.status == .badRequest, "\(json)")
+                #expect(errorCode(answer.body) == "invalidValue", "\(json): \(answer.body)")
+                let message = (answer.body["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains(named), "\(json): \(message)")
+            }
         }
     }
 
