@@ -105,8 +105,8 @@ struct RotationBoundary {
             }
             (cpu, time) = (now, Date())
         }
-        let nearby = (try? JSONSerialization.jsonObject(with: try AgentClient(path: socket).send(.nearby)) as? [[String: Any]])?.count ?? 0
-        let metrics = (try? JSONDecoder().decode(String.self, from: try AgentClient(path: socket).send(.metrics))) ?? ""
+        let nearby = (try? JSONSerialization.jsonObject(with: try await AgentClient(path: socket).request(.nearby)) as? [[String: Any]])?.count ?? 0
+        let metrics = (try? JSONDecoder().decode(String.self, from: try await AgentClient(path: socket).request(.metrics))) ?? ""
         let rotations = metrics.split(separator: "\n").first { $0.hasPrefix("nearplay_agent_identity_rotations_total") }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) } ?? 0
         return Result(boundaryPercent: 100 * boundary.cpu / max(boundary.wall, 0.001), betweenPercent: 100 * between.cpu / max(between.wall, 0.001),

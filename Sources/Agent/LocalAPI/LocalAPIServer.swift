@@ -1,12 +1,15 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import Radio
+import Synchronization
 
 /// The agent's local API: a Unix stream socket in a folder only the owner can enter, the socket
 /// itself 0600, and every connection's peer checked with `SO_PEERCRED`, so other users are
 /// refused even if the permissions were loosened. One JSON request per line, one JSON response
 /// per line (``AgentRequest``, ``AgentResponse``); `events` streams until the client hangs up.
-public final class LocalAPIServer: @unchecked Sendable {
+public final class LocalAPIServer: Sendable {
     public typealias Handler = @Sendable (AgentRequest) async -> AgentResponse
 
     public let path: String
@@ -14,10 +17,7 @@ public final class LocalAPIServer: @unchecked Sendable {
     private let handler: Handler
     private let eventStream: @Sendable (Int) -> AsyncStream<AgentEvent>
     private let logger: Logger
-    private let queue = DispatchQueue(label: "nearplay.local-api")
-    // Guarded by `lock` (dispatch sources are not Sendable, so no Mutex).
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Mutex(State())
     /// The longest request line accepted.
     static let maximumLine = 64 * 1024
     /// Requests of one connection being answered at once; further lines wait unread in the
@@ -29,9 +29,9 @@ public final class LocalAPIServer: @unchecked Sendable {
     static let maximumUnreadReplyBytes = 256 * 1024
 
     private struct State {
-        var listener: Int32 = -1
-        var acceptSource: (any DispatchSourceRead)?
-        var connections: [Int32: Connection] = [:]
+        /// Accepts and serves; cancelled by ``stop()``.
+        var task: Task<Void, Never>?
+        var connections: [ObjectIdentifier: ConnectionLoad] = [:]
     }
 
     /// - Parameter allowedUser: the only uid served (this process's own by default).
@@ -44,298 +44,347 @@ public final class LocalAPIServer: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Binds and listens. Refuses to start when another agent answers on the path; removes a
-    /// stale socket left by a killed one.
+    /// Binds and listens, then accepts and serves on a task of its own until ``stop()``. Refuses
+    /// to start when another agent answers on the path; removes a stale socket left by a killed one.
+    ///
+    /// The socket is bound by ``UnixSocket/listen(path:mode:)`` and then handed to NIO: it is
+    /// owner-only from the moment the file exists and never replaces a live agent's socket, which
+    /// `ServerBootstrap.bind(unixDomainSocketPath:)` does not promise.
     public func start() throws(AgentError) {
         let folder = (path as NSString).deletingLastPathComponent
         try makePrivateDirectory(folder)
         let fd: Int32
         do {
-            // Owner-only from the moment the file exists; a stale socket of a killed agent is replaced.
             fd = try UnixSocket.listen(path: path, mode: 0o600)
         } catch where error.code == EADDRINUSE {
             throw AgentError("Another agent is already running on \(path); stop it first (or give this one another socket).", code: "alreadyRunning")
         } catch {
             throw AgentError("Cannot open the local API: \(error).")
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in self?.acceptPending(fd) }
-        lock.withLock {
-            state.listener = fd
-            state.acceptSource = source
-        }
-        source.resume()
+        state.withLock { $0.task = Task(executorPreference: EventLoopTaskExecutor.of(MultiThreadedEventLoopGroup.singleton.any())) {
+            await self.serve(listening: fd)
+        } }
         logger.info("local API listening on \(path)")
     }
 
     /// Stops listening, closes every connection and removes the socket.
     public func stop() {
-        let (source, connections, listener) = lock.withLock {
+        let (task, connections) = state.withLock { state in
             defer {
-                state.acceptSource = nil
+                state.task = nil
                 state.connections = [:]
-                state.listener = -1
             }
-            return (state.acceptSource, Array(state.connections.values), state.listener)
+            return (state.task, Array(state.connections.values))
         }
-        guard let source else { return }
-        source.setCancelHandler { close(listener) }
-        source.cancel()
-        queue.sync { for connection in connections { connection.close() } }
+        guard let task else { return }
+        task.cancel()
+        for connection in connections { connection.close() }
         unlink(path)
-    }
-
-    private func acceptPending(_ listener: Int32) {
-        while true {
-            let accepted: Int32?
-            do {
-                accepted = try UnixSocket.accept(listener, path: path)
-            } catch {
-                logger.warning("local API: \(error)")
-                return
-            }
-            guard let fd = accepted else { return }
-            guard let peer = PeerCredentials(socket: fd), peer.uid == allowedUser else {
-                let uid = PeerCredentials(socket: fd).map { String($0.uid) } ?? "unknown"
-                logger.notice("refused a local API connection from uid \(uid)")
-                let refusal = AgentResponse.failure(AgentError(
-                    "This agent belongs to uid \(allowedUser); uid \(uid) may not use it.", code: "permissionDenied")).line + "\n"
-                try? UnixSocket.writeAll(fd, Array(refusal.utf8), path: path)
-                close(fd)
-                continue
-            }
-            let connection = Connection(fd: fd, server: self, queue: queue)
-            lock.withLock { state.connections[fd] = connection }
-            connection.start()
-        }
     }
 
     /// What connections hold now, for tests and benchmarks: requests being answered and answer
     /// bytes their clients have not read yet.
     public var held: (requests: Int, unreadReplyBytes: Int, connections: Int) {
-        let connections = lock.withLock { Array(state.connections.values) }
-        return queue.sync {
-            connections.reduce(into: (0, 0, connections.count)) { total, connection in
-                total.0 += connection.requestsInFlight
-                total.1 += connection.unreadReplyBytes
-            }
+        let connections = state.withLock { Array($0.connections.values) }
+        return connections.reduce(into: (0, 0, connections.count)) { total, connection in
+            let load = connection.load
+            total.0 += load.requests
+            total.1 += load.unreadReplyBytes
         }
     }
 
-    fileprivate func closed(_ fd: Int32) {
-        _ = lock.withLock { state.connections.removeValue(forKey: fd) }
+    /// Accepts connections on `listener` until the task is cancelled, each served in a child task.
+    private func serve(listening listener: Int32) async {
+        let server: NIOAsyncChannel<AcceptedConnection?, Never>
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                // A client that shuts down its side still gets the answers to what it sent.
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
+                // Room for the unread answers the limit allows (checked before each line and
+                // event), so a write rarely waits.
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: Self.maximumUnreadReplyBytes / 2,
+                                                                        high: Self.maximumUnreadReplyBytes + 64 * 1024))
+                .bind(NIOBSDSocket.Handle(listener)) { channel in self.admit(channel) }
+        } catch {
+            logger.error("local API: cannot serve \(path): \(error)")
+            return
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await server.executeThenClose { accepted in
+                    await withDiscardingTaskGroup { group in
+                        do {
+                            for try await connection in accepted {
+                                guard let connection else { continue }
+                                // The connection's reading and writing runs on its own event loop,
+                                // as its dispatch sources ran on a queue, never on Swift's task
+                                // pool: a pool that the requests of other clients (or anything
+                                // else in the process) keep busy cannot hold up another client.
+                                group.addTask(executorPreference: EventLoopTaskExecutor.of(connection.channel.channel.eventLoop)) {
+                                    await self.serve(connection)
+                                }
+                            }
+                        } catch {
+                            if !Task.isCancelled { logger.warning("local API: \(error)") }
+                        }
+                        group.cancelAll()
+                    }
+                }
+            } onCancel: {
+                server.channel.close(promise: nil)
+            }
+        } catch {
+            logger.warning("local API: \(error)")
+        }
     }
 
-    fileprivate func serve(_ line: Substring, on connection: Connection) {
+    /// Runs on the connection's event loop before anything is read from it: checks the peer's
+    /// credentials, and either refuses it (writes why, then closes) or readies it for serving.
+    private func admit(_ channel: any Channel) -> EventLoopFuture<AcceptedConnection?> {
+        let peer: EventLoopFuture<PeerCredentials?> = (channel as? any SocketOptionProvider).map {
+            $0.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+                .map { Optional($0) }
+                .recover { _ in nil }
+        } ?? channel.eventLoop.makeSucceededFuture(nil)
+        return peer.flatMapThrowing { [allowedUser, logger] peer in
+            guard let peer, peer.uid == allowedUser else {
+                let uid = peer.map { String($0.uid) } ?? "unknown"
+                logger.notice("refused a local API connection from uid \(uid)")
+                let refusal = AgentResponse.failure(AgentError(
+                    "This agent belongs to uid \(allowedUser); uid \(uid) may not use it.", code: "permissionDenied")).line + "\n"
+                channel.writeAndFlush(ByteBuffer(string: refusal)).whenComplete { _ in channel.close(promise: nil) }
+                return nil
+            }
+            let connection = ConnectionLoad(channel: channel)
+            try channel.pipeline.syncOperations.addHandlers(
+                ReplyBacklogHandler(load: connection),
+                ByteToMessageHandler(LineDecoder(maximumLength: Self.maximumLine)))
+            // Few lines wait decoded: the rest stay unread in the socket.
+            let configuration = NIOAsyncChannel<ProtocolLine, ByteBuffer>.Configuration(
+                backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8))
+            return AcceptedConnection(
+                channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: configuration),
+                load: connection)
+        }
+    }
+
+    /// Serves one connection until its client has sent everything and been answered, it hangs up,
+    /// or the server stops. Takes the next line only while fewer than
+    /// ``maximumRequestsInFlight`` requests are being answered and fewer than
+    /// ``maximumUnreadReplyBytes`` answer bytes wait, so what a client sends beyond that waits in
+    /// the kernel, not in the agent.
+    private func serve(_ connection: AcceptedConnection) async {
+        let load = connection.load
+        let key = ObjectIdentifier(load)
+        let registered = state.withLock { state in
+            guard state.task != nil else { return false }
+            state.connections[key] = load
+            return true
+        }
+        guard registered else { return connection.load.close() }
+        defer { _ = state.withLock { $0.connections.removeValue(forKey: key) } }
+        do {
+            try await connection.channel.executeThenClose { inbound, outbound in
+                let replies = ReplyWriter(outbound: outbound, load: load)
+                await withTaskGroup(of: Void.self) { group in
+                    var inFlight = 0
+                    do {
+                        lines: for try await item in inbound {
+                            // Past half the unread limit, one request at a time: the answers
+                            // in flight then carry a connection at most one answer past it.
+                            while inFlight >= Self.maximumRequestsInFlight || load.unreadReplyBytes >= Self.maximumUnreadReplyBytes
+                                || (inFlight > 0 && load.unreadReplyBytes >= Self.maximumUnreadReplyBytes / 2) {
+                                if inFlight > 0, await group.next() != nil {
+                                    inFlight -= 1
+                                } else {
+                                    guard await load.waitForRoom(below: Self.maximumUnreadReplyBytes) else { break lines }
+                                }
+                            }
+                            switch item {
+                            case .tooLong:
+                                await replies.write(AgentResponse.failure(AgentError(
+                                    "The request line is longer than \(Self.maximumLine) bytes.", code: "badRequest")).line)
+                                break lines
+                            case .line(let text):
+                                if text.allSatisfy(\.isWhitespace) { continue }
+                                guard let task = self.task(for: text, replies: replies, connection: connection) else { continue }
+                                load.started()
+                                inFlight += 1
+                                // Only the request's own work runs on the task pool.
+                                group.addTask(executorPreference: globalConcurrentExecutor) {
+                                    await task()
+                                    load.finished()
+                                }
+                            }
+                        }
+                    } catch {
+                        logger.debug("local API connection: \(error)")
+                    }
+                    // Input ended (or broke): answer what was asked, then close.
+                    await group.waitForAll()
+                }
+                _ = await load.waitForRoom(below: 1)
+            }
+        } catch {
+            logger.debug("local API connection: \(error)")
+        }
+    }
+
+    /// What answering `line` takes: nil when it was answered at once (a malformed request).
+    private func task(for line: String, replies: ReplyWriter, connection: AcceptedConnection) -> (@Sendable () async -> Void)? {
         let request: AgentRequest
         do {
             request = try AgentRequest(line: line)
         } catch {
-            connection.enqueue(AgentResponse.failure(error).line)
-            return
+            let failure = AgentResponse.failure(error).line
+            return { await replies.write(failure) }
         }
         if case .events(let recent) = request {
-            let stream = eventStream(recent)
-            connection.stream(stream)
-            return
+            let events = eventStream(recent)
+            let load = connection.load
+            return {
+                for await event in events {
+                    // A stream reader that fell this far behind is dropped rather than buffered.
+                    guard load.unreadReplyBytes < Self.maximumUnreadReplyBytes else { return load.close() }
+                    guard await replies.write(event.jsonLine) else { return }
+                }
+            }
         }
         let handler = handler
-        connection.run {
+        return {
             let response = await handler(request)
-            connection.reply(response.line)
+            await replies.write(response.line)
         }
     }
 }
 
-/// One client of the local API. Everything it holds is touched on the server's serial queue
-/// only: the bytes read and not yet parsed (at most one line), the requests being answered (at
-/// most ``LocalAPIServer/maximumRequestsInFlight``) and the answer bytes not yet taken by the
-/// client (past ``LocalAPIServer/maximumUnreadReplyBytes`` it stops reading requests). Writes
-/// never block: what the socket does not take waits for a write source.
-private final class Connection: @unchecked Sendable {
-    let fd: Int32
-    private unowned let server: LocalAPIServer
-    private let queue: DispatchQueue
-    private var input: [UInt8] = []
-    private var output: [UInt8] = []
-    private var outputOffset = 0
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var readSuspended = false
-    private var openSources = 0
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    private var nextTask = 0
-    private var closed = false
-    private var endOfInput = false
+/// A connection that passed the credential check, with the counters it shares with the server.
+private struct AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<ProtocolLine, ByteBuffer>
+    let load: ConnectionLoad
+}
 
-    init(fd: Int32, server: LocalAPIServer, queue: DispatchQueue) {
-        self.fd = fd
-        self.server = server
-        self.queue = queue
-    }
+/// Writes answer lines to one connection, counting their bytes as unread until the socket took them.
+private struct ReplyWriter: Sendable {
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    let load: ConnectionLoad
 
-    /// Requests being answered (queue only).
-    var requestsInFlight: Int { tasks.count }
-    /// Answer bytes written to the buffer and not yet to the socket (queue only).
-    var unreadReplyBytes: Int { output.count - outputOffset }
-
-    /// Called on the queue.
-    func start() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [self] in readAvailable() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        readSource = source
-        openSources += 1
-        source.resume()
-    }
-
-    private var mayTakeRequests: Bool {
-        !closed && tasks.count < LocalAPIServer.maximumRequestsInFlight && unreadReplyBytes < LocalAPIServer.maximumUnreadReplyBytes
-    }
-
-    private func readAvailable() {
-        guard !closed else { return }
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        let read = chunk.withUnsafeMutableBytes { bytes in Result { () throws(SocketError) -> Int? in try UnixSocket.read(fd, into: bytes, path: server.path) } }
-        guard case .success(let count) = read else { return close() }
-        guard let n = count else { return }
-        if n == 0 {
-            // The client finished sending; answer what it sent, then close.
-            endOfInput = true
-            suspendReading()
-            return serveBuffered()
+    /// False once the connection cannot take more.
+    @discardableResult
+    func write(_ line: String) async -> Bool {
+        let buffer = ByteBuffer(string: line + "\n")
+        load.queued(buffer.readableBytes)
+        do {
+            try await outbound.write(buffer)
+            return true
+        } catch {
+            load.written(buffer.readableBytes)
+            return false
         }
-        input.append(contentsOf: chunk[0..<n])
-        serveBuffered()
+    }
+}
+
+/// What one connection holds, shared by its serving task, the event loop (bytes the socket took)
+/// and the server's ``LocalAPIServer/held``.
+private final class ConnectionLoad: Sendable {
+    struct Load {
+        var requests = 0
+        var unreadReplyBytes = 0
+        var closed = false
+        var waiting: [(limit: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     }
 
-    /// Serves the complete lines read so far while this connection may take requests; stops
-    /// reading from the socket when it may not, so unread requests stay in the kernel.
-    private func serveBuffered() {
-        while mayTakeRequests, let newline = input.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = Substring(decoding: input[..<newline], as: UTF8.self)
-            input.removeSubrange(...newline)
-            if !line.allSatisfy(\.isWhitespace) { server.serve(line, on: self) }
+    private let state = Mutex(Load())
+    private let channel: any Channel
+
+    init(channel: any Channel) {
+        self.channel = channel
+        channel.closeFuture.whenComplete { [weak self] _ in self?.closed() }
+    }
+
+    var load: Load { state.withLock { $0 } }
+    var requests: Int { state.withLock { $0.requests } }
+    var unreadReplyBytes: Int { state.withLock { $0.unreadReplyBytes } }
+
+    func started() { state.withLock { $0.requests += 1 } }
+    func finished() { state.withLock { $0.requests -= 1 } }
+    func queued(_ bytes: Int) { state.withLock { $0.unreadReplyBytes += bytes } }
+
+    func written(_ bytes: Int) {
+        let ready = state.withLock { state in
+            state.unreadReplyBytes -= bytes
+            let unread = state.unreadReplyBytes
+            let ready = state.waiting.filter { unread < $0.limit }
+            state.waiting.removeAll { unread < $0.limit }
+            return ready
         }
-        if closed { return }
-        if input.count > LocalAPIServer.maximumLine && input.firstIndex(of: UInt8(ascii: "\n")) == nil {
-            enqueue(AgentResponse.failure(AgentError("The request line is longer than \(LocalAPIServer.maximumLine) bytes.", code: "badRequest")).line)
-            endOfInput = true
-            input = []
-        }
-        if endOfInput {
-            if tasks.isEmpty && unreadReplyBytes == 0 && input.firstIndex(of: UInt8(ascii: "\n")) == nil { close() }
-            return
-        }
-        if mayTakeRequests { resumeReading() } else { suspendReading() }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
-    private func suspendReading() {
-        guard !readSuspended, let readSource else { return }
-        readSuspended = true
-        readSource.suspend()
-    }
-
-    private func resumeReading() {
-        guard readSuspended, let readSource else { return }
-        readSuspended = false
-        readSource.resume()
-    }
-
-    /// Runs a request's work; its answer is written with ``reply(_:)`` (any thread).
-    func run(_ work: @escaping @Sendable () async -> Void) {
-        let id = nextTask
-        nextTask += 1
-        tasks[id] = Task {
-            await work()
-            queue.async { [self] in
-                tasks[id] = nil
-                serveBuffered()
+    /// Waits until fewer than `limit` answer bytes are unread; false when the connection closed first.
+    func waitForRoom(below limit: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer: Bool? = state.withLock { state in
+                if state.closed { return false }
+                if state.unreadReplyBytes < limit { return true }
+                state.waiting.append((limit, continuation))
+                return nil
             }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
-    func stream(_ events: AsyncStream<AgentEvent>) {
-        run { [self] in
-            for await event in events {
-                // A stream reader that fell this far behind is dropped rather than buffered.
-                let taken = await withCheckedContinuation { continuation in
-                    queue.async { [self] in
-                        guard !closed else { return continuation.resume(returning: false) }
-                        guard unreadReplyBytes < LocalAPIServer.maximumUnreadReplyBytes else {
-                            close()
-                            return continuation.resume(returning: false)
-                        }
-                        enqueue(event.jsonLine)
-                        continuation.resume(returning: true)
-                    }
-                }
-                guard taken else { break }
-            }
-        }
-    }
-
-    /// Queues an answer line (any thread).
-    func reply(_ line: String) {
-        queue.async { [self] in enqueue(line) }
-    }
-
-    /// Called on the queue: appends `line` and writes what the socket takes now.
-    func enqueue(_ line: String) {
-        guard !closed else { return }
-        output.append(contentsOf: (line + "\n").utf8)
-        flush()
-    }
-
-    private func flush() {
-        while outputOffset < output.count {
-            let written: Int
-            do {
-                written = try UnixSocket.write(fd, output, from: outputOffset, path: server.path)
-            } catch {
-                return close()
-            }
-            if written == 0 { break }
-            outputOffset += written
-        }
-        if outputOffset == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
-            outputOffset = 0
-            writeSource?.cancel()
-            writeSource = nil
-            // Reading may have stopped for this backlog: go on, outside this call (a reply
-            // written while serving must not serve the next line from inside itself).
-            if readSuspended || endOfInput { queue.async { [self] in serveBuffered() } }
-        } else if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [self] in flush() }
-            source.setCancelHandler { [self] in sourceCancelled() }
-            writeSource = source
-            openSources += 1
-            source.resume()
-        }
-    }
-
-    /// Called on the queue; the descriptor is closed once every source on it is cancelled, so no
-    /// answer ever goes to a descriptor number that by then names something else.
+    /// Closes the connection; its serving task ends.
     func close() {
-        guard !closed else { return }
-        closed = true
-        for task in tasks.values { task.cancel() }
-        tasks = [:]
-        input = []
-        output = []
-        outputOffset = 0
-        resumeReading()
-        readSource?.cancel()
-        readSource = nil
-        writeSource?.cancel()
-        writeSource = nil
-        server.closed(fd)
+        channel.close(promise: nil)
     }
 
-    private func sourceCancelled() {
-        openSources -= 1
-        if openSources == 0 { _ = Glibc.close(fd) }
+    private func closed() {
+        let waiting = state.withLock { state in
+            state.closed = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for waiter in waiting { waiter.continuation.resume(returning: false) }
+    }
+}
+
+/// Counts an answer's bytes as read by the client once the socket has taken them.
+private final class ReplyBacklogHandler: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let load: ConnectionLoad
+
+    init(load: ConnectionLoad) { self.load = load }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let bytes = unwrapOutboundIn(data).readableBytes
+        let promise = promise ?? context.eventLoop.makePromise()
+        promise.futureResult.whenComplete { [load] _ in load.written(bytes) }
+        context.write(data, promise: promise)
+    }
+}
+
+/// Runs a task's jobs on one NIO event loop, so the local API's reading and writing never waits
+/// for a thread of Swift's task pool. One executor per loop, kept for the process's life (a task
+/// that prefers an executor does not keep it alive).
+final class EventLoopTaskExecutor: TaskExecutor {
+    private static let executors = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
+    let eventLoop: any EventLoop
+
+    private init(_ eventLoop: any EventLoop) { self.eventLoop = eventLoop }
+
+    static func of(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
+        executors.withLock { executors in
+            if let executor = executors[ObjectIdentifier(eventLoop)] { return executor }
+            let executor = EventLoopTaskExecutor(eventLoop)
+            executors[ObjectIdentifier(eventLoop)] = executor
+            return executor
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
