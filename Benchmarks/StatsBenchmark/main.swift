@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @_spi(Benchmarks) import Lobby
 import Minigames
+import SystemSupport
 
 // nearplay-stats-bench: the statistics figures of issue 11 on a store with a past.
 //

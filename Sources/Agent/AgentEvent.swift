@@ -3,6 +3,7 @@ import Foundation
 import LobbyClient
 import Ranging
 import Synchronization
+import SystemSupport
 import Traces
 
 /// Something the agent saw or did, as `nearplay events --json` prints it: one JSON object per
@@ -201,15 +202,21 @@ public enum AgentEvent: Sendable, Equatable {
     }
 
     /// The event as one line of JSON, as `nearplay events --json` prints it: ``encode(to:)``
-    /// written by ``JSONLineEncoder``, which keeps its key order.
+    /// written by `JSONWriter`, which keeps its key order.
     public var jsonLine: String {
+        var json = JSONWriter(escaping: .minimal)
         do {
-            return try JSONLineEncoder().encode(self)
+            try json.encodable(self)
         } catch {
             // Nothing in an event fails to encode; say so loudly in debug builds if that changes.
             assertionFailure("an agent event did not encode: \(error)")
-            return "{\"t\":" + JSONText.string(Self.timeFormat.format(time)) + ",\"event\":" + JSONText.string(kind.rawValue) + "}"
+            json = JSONWriter(escaping: .minimal)
+            json.object { json in
+                json.member("t", Self.timeFormat.format(time))
+                json.member("event", kind.rawValue)
+            }
         }
+        return json.text
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LobbyDatabase
+import SystemSupport
 
 extension LobbyStore {
     /// Largest number of players one invitation may name.

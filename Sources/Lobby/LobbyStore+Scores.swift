@@ -3,6 +3,7 @@ import GRDB  // for the GRDB callers' overload at the bottom only
 import LobbyDatabase
 import Minigames
 import SensorSamples
+import SystemSupport
 
 extension LobbyStore {
     /// Records the player's score for round `n`, once the lobby has verified it on the round's

@@ -3,6 +3,7 @@ import GRDB
 import LobbyDatabase
 import Minigames
 import SensorSamples
+import SystemSupport
 
 /// Tournaments at locations: each location runs a daily, a weekly and a monthly one, in windows of
 /// its time zone (``TournamentCalendar``). The lobby creates them (``settleTournaments()``, which

@@ -1,5 +1,6 @@
 import Foundation
 import Ranging
+import SystemSupport
 
 /// What `nearplay eval` does with the recordings it is given, without the terminal: each
 /// recording replayed under every ``EvaluatedModel`` (and, when a calibration is asked for, under
@@ -30,9 +31,15 @@ public struct EvaluationRun: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let body = String(decoding: try encoder.encode(report), as: UTF8.self)
-            // The file name as JSONEncoder writes a string (slashes escaped), as it always was.
-            let name = String(decoding: (try? JSONEncoder().encode(file)) ?? Data("\"\"".utf8), as: UTF8.self)
-            return "{\"file\":\(name),\"model\":\"\(model)\",\"report\":\(body)}"
+            // Strings as JSONEncoder writes them (slashes escaped), as they always were.
+            var json = JSONWriter(escaping: .likeJSONEncoder)
+            json.object { json in
+                json.member("file", file)
+                json.member("model", model)
+                json.key("report")
+                json.raw(body)
+            }
+            return json.text
         }
     }
 

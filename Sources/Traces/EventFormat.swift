@@ -1,5 +1,6 @@
 import BeaconFrames
 import Ranging
+import SystemSupport
 
 /// Proximity events as JSON Lines, exactly as DESIGN.md fixes them: keys in order `t`, `event`,
 /// `beacon`, `addr`, then `rssi` (enter, range), `rssi_filtered`, `distance_m`, `distance_lo_m`
@@ -8,27 +9,43 @@ import Ranging
 /// `rssi_filtered` one, the distances two; an unknown distance is `null`.
 public enum EventFormat {
     public static func json(_ event: ProximityEvent, truthDistance: Double? = nil) -> String {
-        var line = "{\"t\":" + JSONText.fixed(event.time, 3)
-            + ",\"event\":\"" + event.kind.rawValue + "\""
-            + ",\"beacon\":\"" + event.identity.description + "\""
-            + ",\"addr\":\"" + event.address.description + "\""
-        switch event.kind {
-        case .enter:
-            line += ",\"rssi\":" + (event.rssi.map(String.init) ?? "null")
-        case .range:
-            line += ",\"rssi\":" + (event.rssi.map(String.init) ?? "null")
-            line += ",\"rssi_filtered\":" + (event.filteredRSSI.map { JSONText.fixed($0, 1) } ?? "null")
-            line += ",\"distance_m\":" + (event.distance.map { JSONText.fixed($0, 2) } ?? "null")
-            if event.distance != nil, let interval = event.distanceInterval {
-                line += ",\"distance_lo_m\":" + JSONText.fixed(interval.lowerBound, 2)
-                    + ",\"distance_hi_m\":" + JSONText.fixed(interval.upperBound, 2)
+        var json = JSONWriter(escaping: .minimal)
+        json.object { json in
+            json.key("t")
+            json.fixed(event.time, places: 3)
+            json.member("event", event.kind.rawValue)
+            json.member("beacon", event.identity.description)
+            json.member("addr", event.address.description)
+            switch event.kind {
+            case .enter:
+                rssi(event, to: &json)
+            case .range:
+                rssi(event, to: &json)
+                json.key("rssi_filtered")
+                if let filtered = event.filteredRSSI { json.fixed(filtered, places: 1) } else { json.null() }
+                json.key("distance_m")
+                if let distance = event.distance { json.fixed(distance, places: 2) } else { json.null() }
+                if event.distance != nil, let interval = event.distanceInterval {
+                    json.key("distance_lo_m")
+                    json.fixed(interval.lowerBound, places: 2)
+                    json.key("distance_hi_m")
+                    json.fixed(interval.upperBound, places: 2)
+                }
+                json.member("zone", (event.zone ?? .unknown).rawValue)
+                if let truthDistance {
+                    json.key("truth_m")
+                    json.shortest(truthDistance)
+                }
+            case .exit:
+                break
             }
-            line += ",\"zone\":\"" + (event.zone ?? .unknown).rawValue + "\""
-            if let truthDistance { line += ",\"truth_m\":" + JSONText.shortest(truthDistance) }
-        case .exit:
-            break
+            json.member("rx", event.receiver?.name)
         }
-        if let receiver = event.receiver { line += ",\"rx\":" + JSONText.string(receiver.name) }
-        return line + "}"
+        return json.text
+    }
+
+    private static func rssi(_ event: ProximityEvent, to json: inout JSONWriter) {
+        json.key("rssi")
+        if let rssi = event.rssi { json.integer(Int64(rssi)) } else { json.null() }
     }
 }

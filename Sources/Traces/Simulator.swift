@@ -1,6 +1,7 @@
 import BeaconFrames
 import Foundation
 import Ranging
+import SystemSupport
 
 /// How the simulated air behaves.
 public struct SimulationParameters: Sendable, Hashable {
@@ -91,16 +92,26 @@ public enum Simulator {
 
     /// The trace header for a simulated run, with its parameters and presence windows.
     public static func header(script: WalkScript, parameters: SimulationParameters, presence: [PresenceWindow], created: Date = Date()) -> String {
-        let windows = presence.map {
-            "{\"beacon\":\"\($0.beacon)\",\"start\":\(JSONText.shortest($0.start)),\"end\":\(JSONText.shortest($0.end))}"
+        TraceWriter.header(created: created, source: "nearplay simulate") { json in
+            json.key("seed")
+            json.raw(String(parameters.seed))
+            json.key("path_loss_exponent")
+            json.shortest(parameters.pathLossExponent)
+            json.key("shadowing_sigma_db")
+            json.shortest(parameters.shadowingSigma)
+            json.key("packet_loss")
+            json.shortest(parameters.packetLoss)
+            json.key("presence")
+            json.array(presence) { json, window in
+                json.object { json in
+                    json.member("beacon", window.beacon)
+                    json.key("start")
+                    json.shortest(window.start)
+                    json.key("end")
+                    json.shortest(window.end)
+                }
+            }
         }
-        return TraceWriter.header(created: created, source: "nearplay simulate", extra: [
-            ("seed", "\(parameters.seed)"),
-            ("path_loss_exponent", JSONText.shortest(parameters.pathLossExponent)),
-            ("shadowing_sigma_db", JSONText.shortest(parameters.shadowingSigma)),
-            ("packet_loss", JSONText.shortest(parameters.packetLoss)),
-            ("presence", "[" + windows.joined(separator: ",") + "]"),
-        ])
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Minigames
 import SensorSamples
+import SystemSupport
 import Testing
 @testable import Lobby
 

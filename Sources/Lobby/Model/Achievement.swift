@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A tier of an achievement a player was granted.
 public struct AchievementGrant: Codable, Sendable, Equatable {

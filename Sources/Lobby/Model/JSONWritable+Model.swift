@@ -1,5 +1,6 @@
 import Minigames
 import SensorSamples
+import SystemSupport
 
 // The hot answers written directly as JSON (see JSONWriter). Members in byte order of their keys;
 // a test checks every one against JSONEncoder's output.

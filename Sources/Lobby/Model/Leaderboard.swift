@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A page of a board, as `GET /v1/leaderboards/{board}` answers.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A player's statistics as `GET /v1/players/{username}/stats` answers: the 30-day summary
 /// (``PlayerStats``'s keys, kept at the top level), totals since registration, wins and losses per

@@ -117,7 +117,15 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         if case .closed = state { return }
         state = .closed
         stopTimers()
-        let body = #"{"error":{"code":"\#(code.rawValue)","message":"\#(Self.jsonEscaped(message))"}}"#
+        var json = JSONWriter(escaping: .minimal)
+        json.object { json in
+            json.key("error")
+            json.object { json in
+                json.member("code", code.rawValue)
+                json.member("message", message)
+            }
+        }
+        let body = json.text
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\ncontent-type: application/json; charset=utf-8\r\n"
         if let retryAfter { head += "retry-after: \(retryAfter)\r\n" }
         head += "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n"
@@ -181,9 +189,5 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     static func seconds(_ duration: Duration) -> String {
         let seconds = duration.inSeconds
         return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-    }
-
-    private static func jsonEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Radio
 import LobbyClient
+import SystemSupport
 
 /// `nearplay demo`: the whole product on one machine, no hardware.
 struct DemoCommand: AsyncParsableCommand {
@@ -110,7 +111,10 @@ struct DemoCommand: AsyncParsableCommand {
                     return true
                 }
                 if json {
-                    StandardOutput.line("{\"agent\":\"\(username)\"," + line.dropFirst())
+                    // The agent's line with `agent` put before its first member.
+                    var agent = JSONWriter(escaping: .minimal)
+                    agent.string(username)
+                    StandardOutput.line("{\"agent\":" + agent.text + "," + line.dropFirst())
                     StandardOutput.flush()
                 } else if let text = narrator.line(for: event, at: username) {
                     narrator.say(text)

@@ -1,64 +1,72 @@
 import Foundation
-import Traces
-
-/// Writes an `Encodable` value as one line of JSON, its keys in the order `encode(to:)` gives
-/// them, strings escaped and integers written as ``JSONText`` does.
-///
-/// JSONEncoder on Linux writes an object's keys in an order of its own (and only sorts them on
-/// request), while the agent's event lines promise the order README documents; this encoder
-/// keeps the order the value's `encode(to:)` chose, so that method alone defines the format.
-/// Numbers that need a fixed number of places are encoded as ``JSONFixedNumber``.
-struct JSONLineEncoder {
-    func encode(_ value: some Encodable) throws -> String {
-        try JSONNode.of(value, codingPath: []).text
-    }
-}
 
 /// A number written with a fixed number of decimal places (`2.50`), which JSONEncoder would
 /// shorten (`2.5`); other encoders get the plain number.
-struct JSONFixedNumber: Encodable, Equatable {
-    var value: Double
-    var places: Int
+public struct JSONFixedNumber: Encodable, Equatable, Sendable {
+    public var value: Double
+    public var places: Int
 
-    func encode(to encoder: any Encoder) throws {
+    public init(value: Double, places: Int) {
+        self.value = value
+        self.places = places
+    }
+
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(value)
     }
 }
 
-/// The value being built: literal JSON text, or an object or array still being filled.
-private final class JSONNode {
+/// The value being built: a scalar, or an object or array still being filled.
+final class JSONNode {
     private enum Content {
-        case literal(String)
+        case null
+        case string(String)
+        case boolean(Bool)
+        /// An integer's digits.
+        case raw(String)
+        case fixed(Double, places: Int)
+        case shortest(Double)
         case object([(key: String, node: JSONNode)])
         case array([JSONNode])
     }
 
-    private var content: Content = .literal("null")
+    private var content: Content = .null
 
-    var text: String {
+    func write(to json: inout JSONWriter) {
         switch content {
-        case .literal(let text): text
-        case .object(let members): "{" + members.map { JSONText.string($0.key) + ":" + $0.node.text }.joined(separator: ",") + "}"
-        case .array(let elements): "[" + elements.map(\.text).joined(separator: ",") + "]"
+        case .null: json.null()
+        case .string(let text): json.string(text)
+        case .boolean(let flag): json.boolean(flag)
+        case .raw(let text): json.raw(text)
+        case .fixed(let value, let places): json.fixed(value, places: places)
+        case .shortest(let value): json.shortest(value)
+        case .object(let members):
+            json.object { json in
+                for member in members {
+                    json.key(member.key)
+                    member.node.write(to: &json)
+                }
+            }
+        case .array(let elements): json.array(elements) { json, node in node.write(to: &json) }
         }
     }
 
-    static func literal(_ text: String) -> JSONNode {
+    private static func literal(_ content: Content) -> JSONNode {
         let node = JSONNode()
-        node.content = .literal(text)
+        node.content = content
         return node
     }
 
     /// The node for `value`: scalars directly, anything else through its `encode(to:)`.
     static func of(_ value: some Encodable, codingPath: [any CodingKey]) throws -> JSONNode {
         switch value {
-        case let text as String: return literal(JSONText.string(text))
-        case let flag as Bool: return literal(flag ? "true" : "false")
-        case let number as any BinaryInteger: return literal(String(describing: number))
-        case let number as JSONFixedNumber: return literal(JSONText.fixed(number.value, number.places))
-        case let number as Double: return literal(JSONText.shortest(number))
-        case let number as Float: return literal(JSONText.shortest(Double(number)))
+        case let text as String: return literal(.string(text))
+        case let flag as Bool: return literal(.boolean(flag))
+        case let number as any BinaryInteger: return literal(.raw(String(describing: number)))
+        case let number as JSONFixedNumber: return literal(.fixed(number.value, places: number.places))
+        case let number as Double: return literal(.shortest(number))
+        case let number as Float: return literal(.shortest(Double(number)))
         default:
             let node = JSONNode()
             try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
@@ -111,7 +119,7 @@ private final class JSONNode {
         let node: JSONNode
         var codingPath: [any CodingKey]
 
-        mutating func encodeNil(forKey key: Key) throws { node.set(key.stringValue, .literal("null")) }
+        mutating func encodeNil(forKey key: Key) throws { node.set(key.stringValue, .literal(.null)) }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             node.set(key.stringValue, try JSONNode.of(value, codingPath: codingPath + [key]))
@@ -144,7 +152,7 @@ private final class JSONNode {
         var codingPath: [any CodingKey]
         var count: Int { node.count }
 
-        mutating func encodeNil() throws { node.append(.literal("null")) }
+        mutating func encodeNil() throws { node.append(.literal(.null)) }
         mutating func encode<T: Encodable>(_ value: T) throws { node.append(try JSONNode.of(value, codingPath: codingPath)) }
 
         mutating func nestedContainer<Nested: CodingKey>(keyedBy type: Nested.Type) -> KeyedEncodingContainer<Nested> {
@@ -172,7 +180,7 @@ private final class JSONNode {
         let node: JSONNode
         var codingPath: [any CodingKey]
 
-        mutating func encodeNil() throws { node.replace(with: .literal("null")) }
+        mutating func encodeNil() throws { node.replace(with: .literal(.null)) }
         mutating func encode<T: Encodable>(_ value: T) throws { node.replace(with: try JSONNode.of(value, codingPath: codingPath)) }
     }
 }
