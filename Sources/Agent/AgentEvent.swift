@@ -421,15 +421,8 @@ extension AgentEvent: Codable {
 }
 
 extension AgentEvent {
-    /// "2.1 m (1.4–3.2)": a distance and, when known, its interval.
-    public static func distanceText(_ distance: Double, low: Double?, high: Double?) -> String {
-        let text = String(format: "%.1f m", distance)
-        guard let low, let high else { return text }
-        return text + String(format: " (%.1f–%.1f)", low, high)
-    }
-
     private static func distanceText(_ distance: Double?, _ interval: ClosedRange<Double>?) -> String {
-        distance.map { distanceText($0, low: interval?.lowerBound, high: interval?.upperBound) } ?? "distance unknown"
+        distance.map { DistanceText.estimate($0, interval: interval) } ?? "distance unknown"
     }
 
     /// One line of text for people: what happened, with names and distances.

@@ -19,6 +19,9 @@ public struct XDGDirectories: Sendable, Hashable {
     /// The first folder of systemd's `$STATE_DIRECTORY` (a service's `StateDirectory=`); nil
     /// outside such a service.
     public var serviceStateDirectory: String?
+    /// systemd's `$CREDENTIALS_DIRECTORY`, where a service's `LoadCredential=` files are; nil
+    /// outside such a service.
+    public var serviceCredentialsDirectory: String?
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -27,6 +30,7 @@ public struct XDGDirectories: Sendable, Hashable {
         stateHome = value("XDG_STATE_HOME") ?? home + "/.local/state"
         runtimeDir = value("XDG_RUNTIME_DIR")
         serviceStateDirectory = value("STATE_DIRECTORY")?.split(separator: ":").first.map(String.init)
+        serviceCredentialsDirectory = value("CREDENTIALS_DIRECTORY")
     }
 
     /// Nearplay's configuration folder: `$XDG_CONFIG_HOME/nearplay`.

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import LobbyClient
+import Ranging
 
 /// Options of every command that talks to a running agent.
 struct AgentConnection: ParsableArguments {
@@ -86,7 +87,7 @@ struct NearbyCommand: ParsableCommand {
             if players.isEmpty { print("Nobody you can play with is near.") }
             for player in players {
                 let distance = player.distance.map {
-                    pad(AgentEvent.distanceText($0, low: player.distanceLow, high: player.distanceHigh), 18)
+                    pad(DistanceText.estimate($0, low: player.distanceLow, high: player.distanceHigh), 18)
                 } ?? pad("    ? m", 18)
                 let unlocked = player.unlocked.map { $0 ? "unlocked" : "" } ?? ""
                 print("\(pad(player.username, 16))  \(pad(player.name, 24))  \(distance)  \(pad(player.zone, 9))  \(unlocked)")

@@ -37,8 +37,7 @@ struct BeaconCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Publish the site profile `nearplay calibrate ranging` stored for this receiver (default: the adapter's, else \"default\"; none stored: nothing is published).", valueName: "receiver"))
     var siteProfile: String?
 
-    @Option(help: ArgumentHelp("The ranging profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json).", valueName: "file"))
-    var profiles: String?
+    @OptionGroup var profiles: ProfilesOption<BeaconCommand>
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var backend: BackendOptions
@@ -76,7 +75,7 @@ struct BeaconCommand: AsyncParsableCommand {
         let receiver = siteProfile ?? radio.adapter ?? "default"
         let stored: RangingProfile?
         do {
-            let contents = try RangingProfileStore(path: profiles).load().receivers
+            let contents = try profiles.store.load().receivers
             stored = contents[receiver] ?? (siteProfile == nil ? contents["default"] : nil)
         } catch {
             Diagnostics.warning("\(error); the site profile is not published.")
@@ -101,14 +100,19 @@ struct BeaconCommand: AsyncParsableCommand {
     private func prepare() async throws(AgentError) -> (LocationBeaconDevice, Credentials) {
         let environment = ProcessInfo.processInfo.environment
         let paths = AgentPaths(environment: environment)
-        let systemdCredentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 + "/credentials.json" }
+        let directories = XDGDirectories(environment: environment)
+        let systemdCredentials = directories.serviceCredentialsDirectory.map { $0 + "/credentials.json" }
         let credentialsFile = credentials ?? systemdCredentials.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
             ?? paths.credentialsFile
-        let stateDirectory = XDGDirectories(environment: environment).serviceStateDirectory ?? paths.stateDirectory
+        let stateDirectory = directories.serviceStateDirectory ?? paths.stateDirectory
         let session = try Credentials.load(from: credentialsFile)
         let marked = try await LocationBeaconDevice.register(
             name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
             lobbyURL: lobby, stateDirectory: stateDirectory)
         return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter), session: session), session)
     }
+}
+
+extension BeaconCommand: ProfilesHelp {
+    static let profilesHelp = "The ranging profile file (default: $XDG_CONFIG_HOME/nearplay/ranging-profiles.json)."
 }

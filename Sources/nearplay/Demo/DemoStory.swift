@@ -2,6 +2,7 @@ import Agent
 import Foundation
 import LobbyClient
 import Radio
+import Ranging
 
 /// What the demo's agents have said so far, from their event streams.
 final class DemoState: @unchecked Sendable {
@@ -79,7 +80,7 @@ struct Narrator: Sendable {
     }
 
     private func distanceText(_ event: AgentEvent) -> String {
-        event.distance.map { AgentEvent.distanceText($0, low: event.distanceLow, high: event.distanceHigh) } ?? "distance unknown"
+        event.distance.map { DistanceText.estimate($0, low: event.distanceLow, high: event.distanceHigh) } ?? "distance unknown"
     }
 
     /// A one-line radar of what `agent` sees: each player placed on a 0–15 m scale.
