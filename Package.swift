@@ -84,6 +84,9 @@ let package = Package(
                 "SystemSupport", "BeaconFrames", "BeaconKeys", "Ranging", "DBus", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                // The simulated air's sockets and the HCI link are NIOAsyncChannels.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(name: "Proximity", dependencies: ["BeaconFrames", "Ranging", "Radio"]),
@@ -218,7 +221,13 @@ let package = Package(
         .testTarget(name: "MinigamesTests", dependencies: ["Minigames", "SensorSamples", "Sensors"]),
         .testTarget(name: "RoundsTests", dependencies: ["Rounds", "Minigames", "Sensors", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "RadioTests",
+            dependencies: [
+                "Radio", "DBus", "BeaconFrames", "Ranging", "Proximity", "BusTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "SimulatedAirTests", dependencies: ["Radio", "BeaconFrames", "BeaconKeys", "Ranging", "Proximity", "BusTestSupport", "AirBenchmarkSupport"]),
         .testTarget(
             name: "AgentTests",

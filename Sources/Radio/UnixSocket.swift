@@ -30,7 +30,9 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The Unix stream socket calls Nearplay makes (the simulated air, the agent's local API): each
 /// retries `EINTR`, throws a ``SocketError`` with errno and the path, and leaves descriptors
-/// close-on-exec and, unless asked otherwise, non-blocking.
+/// close-on-exec and, unless asked otherwise, non-blocking. Binding and connecting happen here,
+/// where errors become sentences; reading and writing a connection is NIO's (`NIOAsyncChannel`),
+/// which takes the descriptors over.
 public enum UnixSocket {
     /// Binds and listens at `path`, replacing a stale socket file that nobody listens on. With
     /// `mode`, the socket file has those permissions from the moment it exists. The file appears
@@ -100,37 +102,6 @@ public enum UnixSocket {
             if code == EINTR { continue }
             Glibc.close(fd)
             throw SocketError("connect to", path: path, code: code)
-        }
-    }
-
-    /// An accepted connection, or nil when none is waiting.
-    public static func accept(_ listener: Int32, path: String) throws(SocketError) -> Int32? {
-        while true {
-            // accept4 is not in Glibc's Swift module without _GNU_SOURCE; set the flags after.
-            let fd = Glibc.accept(listener, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                return fd
-            }
-            switch errno {
-            case EINTR, ECONNABORTED: continue
-            case EAGAIN: return nil
-            case let code: throw SocketError("accept on", path: path, code: code)
-            }
-        }
-    }
-
-    /// Bytes read into `buffer`: nil when none are waiting, 0 at the end of the stream.
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SocketError) -> Int? {
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return nil
-            case let code: throw SocketError("read from", path: path, code: code)
-            }
         }
     }
 

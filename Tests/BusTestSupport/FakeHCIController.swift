@@ -129,6 +129,9 @@ public final class FakeController: @unchecked Sendable {
             let n = buffer.withUnsafeMutableBytes { Glibc.recv(device, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n == 0 || lock.withLock({ unplugged }) { return }
             guard n >= 4, buffer[0] == HCICommand.h4CommandPacketType else { continue }
+            // One command per packet, its length as its header says: a command split over two
+            // writes, or two joined in one, is not one a controller would answer.
+            guard Int(buffer[3]) == n - 4 else { continue }
             let packet = Array(buffer[..<n])
             let command = HCICommand(HCIOpcode(rawValue: UInt16(packet[1]) | UInt16(packet[2]) << 8), Array(packet[4...]))
             let reply = lock.withLock { () -> Answer in

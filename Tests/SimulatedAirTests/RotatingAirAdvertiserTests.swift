@@ -98,15 +98,24 @@ import Testing
         var hello: [UInt8] = []
         AirMessage.hello(version: 1, device: "alice").encode(into: &hello)
         try UnixSocket.writeAll(fd, hello, path: running.socketPath)
-        var decoder = AirFrameDecoder()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var refusal: String?
-        while refusal == nil {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            decoder.append(Array(buffer[..<count]))
-            while let message = try decoder.next() {
-                if case .refused(let text) = message { refusal = text }
+        // The blocking reads run on a thread of their own: the hub answers from the cooperative
+        // pool, which a test blocked in recv on two cores would leave without a thread.
+        let refusal: String? = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    var decoder = AirFrameDecoder()
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    var refusal: String?
+                    while refusal == nil {
+                        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                        guard count > 0 else { break }
+                        decoder.append(Array(buffer[..<count]))
+                        while let message = try decoder.next() {
+                            if case .refused(let text) = message { refusal = text }
+                        }
+                    }
+                    return refusal
+                })
             }
         }
         #expect(refusal?.contains("speaks protocol 2 and the client 1") == true, "\(refusal ?? "no refusal")")

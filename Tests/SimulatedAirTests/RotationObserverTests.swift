@@ -52,13 +52,14 @@ import Testing
 
         // Eve listens with a bare connection, to keep the hub's own frame times.
         let heard = Mutex<[Heard]>([])
-        let eve = try AirClientConnection(path: path, device: "eve")
-        try eve.send(.scan)
         let listening = Task {
-            for try await batch in eve.batches {
-                for case .advertisement(let time, let address, _, let data) in batch {
-                    guard let (identity, _) = Sighting.decodeIdentity(data) else { continue }
-                    heard.withLock { $0.append(Heard(time: time, address: address, identity: identity)) }
+            try await AirClientConnection.connect(path: path, device: "eve") { eve in
+                try eve.send(.scan)
+                for try await batch in eve.batches {
+                    for case .advertisement(let time, let address, _, let data) in batch {
+                        guard let (identity, _) = Sighting.decodeIdentity(data) else { continue }
+                        heard.withLock { $0.append(Heard(time: time, address: address, identity: identity)) }
+                    }
                 }
             }
         }
@@ -106,7 +107,6 @@ import Testing
         for task in advertising { task.cancel() }
         for task in advertising { try await task.value }
         listening.cancel()
-        eve.close()
         await running.stop()
 
         let frames = heard.withLock { $0 }

@@ -83,7 +83,7 @@ struct HCIRun {
                 let fd = try controller.open()
                 backoff.reset()
                 waitingSaid = false
-                return HCILink(fd: fd, name: controller.name)
+                return try await HCILink.open(fd: fd, name: controller.name)
             } catch let error as RadioError where error.code == .adapterMissing {
                 if !waitingSaid {
                     logger.notice("\(error.message) Waiting for it.")

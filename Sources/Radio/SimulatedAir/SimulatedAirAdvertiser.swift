@@ -53,39 +53,43 @@ public struct SimulatedAirAdvertiser: Advertiser {
             throw RadioError(.simulatedAirRefused, "Cannot advertise on the simulated air as “\(device)”: \(problem).")
         }
         var link = AirClientLink(socketPath: socketPath, device: device, logger: logger)
-        while let connection = try await link.connect() {
-            onConnect(connection)
+        while let socket = try await link.connect() {
             do {
-                for try await batch in connection.batches {
-                    for message in batch {
-                        switch message {
-                        case .welcome(_, let address):
-                            link.joined(as: address, doing: "Advertising")
-                        case .rotated(_, let address):
-                            logger.info("\(device) advertises from \(address) on the simulated air.")
-                        case .refused(let message):
-                            throw RadioError(.simulatedAirRefused, message)
-                        default:
-                            logger.debug("Ignoring \(message) from the simulated air hub.")
+                try await AirClientConnection.run(socket: socket, path: socketPath, device: device) { connection in
+                    onConnect(connection)
+                    defer { onDisconnect() }
+                    do {
+                        for try await batch in connection.batches {
+                            for message in batch {
+                                switch message {
+                                case .welcome(_, let address):
+                                    link.joined(as: address, doing: "Advertising")
+                                case .rotated(_, let address):
+                                    logger.info("\(device) advertises from \(address) on the simulated air.")
+                                case .refused(let message):
+                                    throw RadioError(.simulatedAirRefused, message)
+                                default:
+                                    logger.debug("Ignoring \(message) from the simulated air hub.")
+                                }
+                            }
                         }
+                    } catch is CancellationError {
+                        // Cancelled while waiting for the hub's next message: stop below.
+                    }
+                    if Task.isCancelled {
+                        // The hub stops transmitting when the connection closes; saying so first is polite.
+                        try? connection.send(.withdraw)
                     }
                 }
             } catch let error as RadioError {
-                onDisconnect()
-                connection.close()
                 throw error
             } catch {
                 link.lost(error)
             }
-            onDisconnect()
             if Task.isCancelled {
-                // The hub stops transmitting when the connection closes; saying so first is polite.
-                try? connection.send(.withdraw)
-                connection.close()
                 logger.notice("Stopped advertising on the simulated air as \(device).")
                 return
             }
-            connection.close()
             guard await link.pause() else { return }
         }
     }

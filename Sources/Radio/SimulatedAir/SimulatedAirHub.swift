@@ -1,7 +1,8 @@
 import BeaconFrames
-import Dispatch
 import Glibc
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The room the simulated air's clients share: a server on a Unix stream socket that makes each
@@ -21,12 +22,9 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     private let clock: C
     private let logger: Logger
     private let listener: Int32
-    /// Whether ``run()`` gave the listening socket to its read source, whose cancel handler then
-    /// closes it: a descriptor closed while libdispatch still watches it leaves that number
-    /// registered, and the next source on a reused number never fires.
-    private let listenerWatched = Mutex(false)
+    /// Whether ``run()`` gave the listening socket to NIO, which then closes it.
+    private let listenerTaken = Mutex(false)
     private let state: Mutex<HubState>
-    private let queue = DispatchQueue(label: "nearplay.air.hub")
 
     /// How often the hub makes due transmissions and writes to scanners, in clock time.
     public static var tick: Duration { .milliseconds(10) }
@@ -48,7 +46,7 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     }
 
     deinit {
-        if !listenerWatched.withLock({ $0 }) { Glibc.close(listener) }
+        if !listenerTaken.withLock({ $0 }) { Glibc.close(listener) }
     }
 
     /// Who is on the air now, and what the hub has sent.
@@ -84,18 +82,34 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     /// `Service`, so the agent can run a hub in its `ServiceGroup` with a one-line conformance.)
     public func run() async throws {
         let start = clock.now
-        let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
-        source.setEventHandler { [self] in acceptWaiting() }
-        source.setCancelHandler { [listener] in Glibc.close(listener) }
-        listenerWatched.withLock { $0 = true }
-        source.resume()
-        logger.info("Simulated air on \(socketPath): \(scenario.devices.count) devices, \(scenario.beacons.count) beacons, speed \(speed).")
-        defer {
-            source.cancel()
-            state.withLock { state in
-                for id in Array(state.connections.keys) { close(id, in: &state, reason: nil) }
+        listenerTaken.withLock { $0 = true }
+        defer { unlink(socketPath) }
+        // The socket listens since init (bound by UnixSocket.listen, so it never replaces a live
+        // hub's socket); NIO accepts on it from here.
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(NIOBSDSocket.Handle(listener)) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AirMessageBatcher())
+                    return try NIOAsyncChannel<[AirMessage], ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
             }
-            unlink(socketPath)
+        logger.info("Simulated air on \(socketPath): \(scenario.devices.count) devices, \(scenario.beacons.count) beacons, speed \(speed).")
+        // Accepting and serving run outside this task's cancellation, in a task awaited below:
+        // a cancelled wait for the next connection would drop connections NIO accepted but had
+        // not handed over yet, and NIO traps on those. The hub ends them by closing instead.
+        let accepting = Task {
+            try? await server.executeThenClose { accepted in
+                // Each connection is served in a child task, which ends when its channel closes.
+                await withDiscardingTaskGroup { connections in
+                    do {
+                        for try await connection in accepted {
+                            connections.addTask { await self.serve(connection) }
+                        }
+                    } catch {
+                        self.logger.warning("Simulated air hub: \(error)")
+                    }
+                }
+            }
         }
         var deadline = start
         while !Task.isCancelled {
@@ -110,6 +124,14 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
             let time = scenarioTime(start.duration(to: clock.now))
             state.withLock { transmit(upTo: time, in: &$0) }
         }
+        // Every connection closes (clients reconnect to the next hub), and so does the listener:
+        // what it accepted meanwhile is closed as it is handed over.
+        state.withLock { state in
+            state.stopping = true
+            for id in Array(state.connections.keys) { close(id, in: &state, reason: nil) }
+        }
+        try? await server.channel.close()
+        await accepting.value
     }
 
     private func scenarioTime(_ elapsed: Duration) -> Double {
@@ -126,86 +148,63 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
             guard let id = state.connectionByListener[delivery.listener] else { continue }
             state.connections[id]?.queue(delivery, logger: logger)
         }
-        for id in Array(state.connections.keys) where state.connections[id]!.hasOutput {
-            do {
-                try state.connections[id]!.flush(path: socketPath)
-            } catch {
-                close(id, in: &state, reason: "\(error)")
-            }
+        for id in Array(state.connections.keys) where state.connections[id]!.hasOutput || state.connections[id]!.outletBacklog > 0 {
+            state.connections[id]!.handOverOutput()
         }
     }
 
-    // MARK: - Connections (the dispatch queue)
+    // MARK: - Connections (a task each)
 
-    private func acceptWaiting() {
-        while true {
-            let fd: Int32
-            do {
-                guard let accepted = try UnixSocket.accept(listener, path: socketPath) else { return }
-                fd = accepted
-            } catch {
-                logger.warning("\(error)")
-                return
-            }
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            let id = state.withLock { state in
-                let id = state.nextConnection
-                state.nextConnection += 1
-                state.connections[id] = HubConnection(id: id, fd: fd, source: ReadSource(source: source))
-                return id
-            }
-            source.setEventHandler { [self] in readWaiting(id) }
-            source.setCancelHandler { Glibc.close(fd) }
-            source.resume()
-            logger.debug("Connection \(id) opened.")
+    /// Serves one client until it leaves, breaks the protocol, is refused or the hub stops: its
+    /// messages are handled under the state lock as they arrive, and what the hub has for it is
+    /// written by a second task, so a scanner that does not read never holds up the clock's task.
+    private func serve(_ channel: NIOAsyncChannel<[AirMessage], ByteBuffer>) async {
+        let outlet = AirOutlet()
+        let id: Int? = state.withLock { state in
+            guard !state.stopping else { return nil }
+            let id = state.nextConnection
+            state.nextConnection += 1
+            state.connections[id] = HubConnection(id: id, outlet: outlet)
+            return id
         }
-    }
-
-    private func readWaiting(_ id: Int) {
-        // The descriptor is closed only by the read source's cancel handler, which runs on this
-        // queue after this handler: reading outside the lock is safe.
-        guard let fd = state.withLock({ $0.connections[id]?.fd }) else { return }
-        var received: [UInt8] = []
-        var ending: String??
-        // 64 KiB a read: a client sends a few small messages, so one read takes all there is.
-        withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 8) { buffer in
-            while true {
-                do {
-                    guard let count = try UnixSocket.read(fd, into: buffer, path: socketPath) else { return }
-                    if count == 0 {
-                        ending = .some(nil)
-                        return
+        guard let id else {
+            try? await channel.executeThenClose { _, _ in }
+            return
+        }
+        logger.debug("Connection \(id) opened.")
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        // Until the hub closes the connection (see close(_:in:reason:)); then
+                        // what is left goes out and the channel closes, which ends the reads.
+                        defer { channel.channel.close(promise: nil) }
+                        while let bytes = await outlet.next() { try await outbound.write(bytes) }
+                        // Writes complete in order: once this empty one has, the last (a
+                        // refusal, say) is out, and closing cannot drop it.
+                        try await channel.channel.writeAndFlush(ByteBuffer())
                     }
-                    received.append(contentsOf: buffer[..<count])
-                    if count < buffer.count { return }
-                } catch {
-                    ending = .some("\(error)")
-                    return
+                    var ending: String?
+                    do {
+                        for try await batch in inbound {
+                            let open = state.withLock { state in
+                                for message in batch where state.connections[id] != nil { handle(message, from: id, in: &state) }
+                                state.connections[id]?.handOverOutput()
+                                return state.connections[id] != nil
+                            }
+                            if !open { break }
+                        }
+                    } catch is CancellationError {
+                    } catch {
+                        ending = "\(error)"
+                    }
+                    state.withLock { close(id, in: &$0, reason: ending) }
+                    // The writer ends once it has handed over what was left (a refusal, say).
+                    try await group.waitForAll()
                 }
             }
-        }
-        state.withLock { state in
-            guard state.connections[id] != nil else { return }
-            state.connections[id]!.decoder.append(received)
-            while state.connections[id] != nil {
-                let message: AirMessage?
-                do {
-                    message = try state.connections[id]!.decoder.next()
-                } catch {
-                    close(id, in: &state, reason: "\(error)")
-                    return
-                }
-                guard let message else { break }
-                handle(message, from: id, in: &state)
-            }
-            if state.connections[id]?.hasOutput == true {
-                do {
-                    try state.connections[id]!.flush(path: socketPath)
-                } catch {
-                    close(id, in: &state, reason: "\(error)")
-                }
-            }
-            if let ending { close(id, in: &state, reason: ending) }
+        } catch {
+            logger.debug("Connection \(id): \(error)")
         }
     }
 
@@ -272,7 +271,6 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     private func refuse(_ id: Int, _ message: String, in state: inout HubState) {
         logger.notice("Refused connection \(id): \(message)")
         AirMessage.refused(message).encode(into: &state.connections[id]!.output)
-        try? state.connections[id]!.flush(path: socketPath)
         close(id, in: &state, reason: nil)
     }
 
@@ -293,7 +291,10 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         if connection.dropped > 0 {
             logger.notice("\(name) missed \(connection.dropped) frames it did not read in time.")
         }
-        connection.source.source.cancel()
+        // What is left (a refusal) still goes out; then the connection closes.
+        var last = connection
+        last.handOverOutput()
+        connection.outlet.finish()
     }
 }
 
@@ -311,6 +312,8 @@ private struct HubState {
     var connections: [Int: HubConnection] = [:]
     var connectionByListener: [AirSimulation.ListenerID: Int] = [:]
     var nextConnection = 0
+    /// Set when the hub stops: connections handed over after that are closed at once.
+    var stopping = false
     /// Every address a rotate was given, so none is given twice.
     var addressesGiven = Set<BluetoothAddress>()
     var framesDelivered = 0
@@ -321,31 +324,31 @@ private struct HubState {
 /// One client, as the hub sees it.
 private struct HubConnection {
     let id: Int
-    let fd: Int32
-    let source: ReadSource
-    var decoder = AirFrameDecoder()
+    /// Where its bytes go to be written.
+    let outlet: AirOutlet
     var device: String?
     var transmitter: AirSimulation.TransmitterID?
     var listener: AirSimulation.ListenerID?
-    /// Bytes not yet written, from `written` on.
+    /// Bytes for the client not yet handed to the outlet.
     var output: [UInt8] = []
-    var written = 0
+    /// Bytes in the outlet, not yet written, when last handed over: an upper bound, as the
+    /// writer only takes.
+    var outletBacklog = 0
     var dropped = 0
 
-    init(id: Int, fd: Int32, source: ReadSource) {
+    init(id: Int, outlet: AirOutlet) {
         self.id = id
-        self.fd = fd
-        self.source = source
+        self.outlet = outlet
     }
 
     /// Frames waiting for a scanner that does not read beyond this many bytes are dropped, as a
     /// radio too busy to listen would miss them.
     static let largestBacklog = 4 << 20
 
-    var hasOutput: Bool { written < output.count }
+    var hasOutput: Bool { !output.isEmpty }
 
     mutating func queue(_ delivery: AirSimulation.Delivery, logger: Logger) {
-        guard output.count - written < Self.largestBacklog else {
+        guard output.count + outletBacklog < Self.largestBacklog else {
             if dropped == 0 { logger.notice("\(device ?? "connection \(id)") does not keep up; dropping frames for it.") }
             dropped += 1
             return
@@ -354,19 +357,68 @@ private struct HubConnection {
                                        data: delivery.data, to: &output)
     }
 
-    mutating func flush(path: String) throws(SocketError) {
-        written += try UnixSocket.write(fd, output, from: written, path: path)
-        if written == output.count {
-            output.removeAll(keepingCapacity: true)
-            written = 0
-        } else if written > 65_536 {
-            output.removeFirst(written)
-            written = 0
-        }
+    /// Hands what is waiting to the writer (at most once a tick, so a scanner's frames go out in
+    /// one write) and learns how much the writer has not taken yet.
+    mutating func handOverOutput() {
+        outletBacklog = outlet.push(&output)
     }
 }
 
-/// A connection's read source. Dispatch sources may be used from any thread.
-private struct ReadSource: @unchecked Sendable {
-    let source: any DispatchSourceRead
+/// The bytes the hub has handed over for one client and its writer has not taken yet; the
+/// writer waits here for the next hand-over.
+private final class AirOutlet: Sendable {
+    private struct State {
+        var pending: [UInt8] = []
+        var ended = false
+        var waiting: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Moves `bytes` in (leaving it empty, its capacity kept) and returns how many bytes wait.
+    func push(_ bytes: inout [UInt8]) -> Int {
+        let (waiting, backlog) = state.withLock { state in
+            if !bytes.isEmpty {
+                if state.pending.isEmpty { swap(&state.pending, &bytes) } else { state.pending.append(contentsOf: bytes) }
+                bytes.removeAll(keepingCapacity: true)
+            }
+            let waiting = state.pending.isEmpty ? nil : state.waiting
+            if waiting != nil { state.waiting = nil }
+            return (waiting, state.pending.count)
+        }
+        waiting?.resume()
+        return backlog
+    }
+
+    /// No more hand-overs: the writer takes what is left, then ends.
+    func finish() {
+        let waiting = state.withLock { state in
+            state.ended = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    /// The bytes waiting, as soon as there are some; nil once finished and empty.
+    func next() async -> ByteBuffer? {
+        while true {
+            let taken: ByteBuffer?? = state.withLock { state in
+                if !state.pending.isEmpty {
+                    defer { state.pending.removeAll(keepingCapacity: true) }
+                    return .some(ByteBuffer(bytes: state.pending))
+                }
+                return state.ended ? .some(nil) : nil
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if !state.pending.isEmpty || state.ended { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
 }

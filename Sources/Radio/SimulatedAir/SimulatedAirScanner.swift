@@ -33,43 +33,43 @@ public struct SimulatedAirScanner: AdvertisementScanner {
         }
         let began = ContinuousClock.now
         var last = 0.0
-        var link = AirClientLink(socketPath: socketPath, device: device, logger: logger, readBeat: Self.readBeat)
-        while let connection = try await link.connect() {
-            // Scan time = origin.scan + (hub time − origin.hub), set by the hub's welcome.
-            var origin: (hub: Double, scan: Double)?
-            // A refusal arrives on the stream even when this write finds the hub gone.
-            try? connection.send(.scan)
+        var link = AirClientLink(socketPath: socketPath, device: device, logger: logger)
+        while let socket = try await link.connect() {
             do {
-                batches: for try await batch in connection.batches {
-                    if Task.isCancelled { break }
-                    for message in batch {
-                        switch message {
-                        case .welcome(let time, let address):
-                            origin = (time, max(last, began.duration(to: .now).inSeconds))
-                            link.joined(as: address, doing: "Scanning")
-                        case .advertisement(let time, let address, let rssi, let data):
-                            // The welcome comes first; should it have been dropped with a lagging
-                            // batch, the first frame sets the origin instead.
-                            let from = origin ?? (time, max(last, began.duration(to: .now).inSeconds))
-                            origin = from
-                            last = max(last, from.scan + time - from.hub)
-                            await receive(Advertisement(time: last, address: address, addressType: .random,
-                                                        rssi: rssi, data: data))
-                        case .refused(let message):
-                            throw RadioError(.simulatedAirRefused, message)
-                        default:
-                            logger.warning("The simulated air hub sent \(message) to a scanner; reconnecting.")
-                            break batches
+                try await AirClientConnection.run(socket: socket, path: socketPath, device: device, readBeat: Self.readBeat) { connection in
+                    // Scan time = origin.scan + (hub time − origin.hub), set by the hub's welcome.
+                    var origin: (hub: Double, scan: Double)?
+                    // A refusal arrives on the stream even when this write finds the hub gone.
+                    try? connection.send(.scan)
+                    batches: for try await batch in connection.batches {
+                        if Task.isCancelled { break }
+                        for message in batch {
+                            switch message {
+                            case .welcome(let time, let address):
+                                origin = (time, max(last, began.duration(to: .now).inSeconds))
+                                link.joined(as: address, doing: "Scanning")
+                            case .advertisement(let time, let address, let rssi, let data):
+                                // The welcome comes first; should it have been dropped with a lagging
+                                // batch, the first frame sets the origin instead.
+                                let from = origin ?? (time, max(last, began.duration(to: .now).inSeconds))
+                                origin = from
+                                last = max(last, from.scan + time - from.hub)
+                                await receive(Advertisement(time: last, address: address, addressType: .random,
+                                                            rssi: rssi, data: data))
+                            case .refused(let message):
+                                throw RadioError(.simulatedAirRefused, message)
+                            default:
+                                logger.warning("The simulated air hub sent \(message) to a scanner; reconnecting.")
+                                break batches
+                            }
                         }
                     }
                 }
             } catch let error as RadioError {
-                connection.close()
                 throw error
             } catch {
                 link.lost(error)
             }
-            connection.close()
             if Task.isCancelled { return }
             guard await link.pause() else { return }
         }
@@ -81,23 +81,22 @@ struct AirClientLink {
     let socketPath: String
     let device: String
     let logger: Logger
-    var readBeat: Duration = .zero
     private var backoff = Backoff(first: .milliseconds(100), limit: .seconds(2))
     private var waitingSaid = false
 
-    init(socketPath: String, device: String, logger: Logger, readBeat: Duration = .zero) {
+    init(socketPath: String, device: String, logger: Logger) {
         self.socketPath = socketPath
         self.device = device
         self.logger = logger
-        self.readBeat = readBeat
     }
 
-    /// A connection to the hub, waiting for one as long as it takes; nil once cancelled. Throws
-    /// ``RadioError`` when waiting cannot help (no permission, a path that cannot be a socket).
-    mutating func connect() async throws(RadioError) -> AirClientConnection? {
+    /// A socket connected to the hub, for ``AirClientConnection/run(socket:path:device:readBeat:_:)``,
+    /// waiting for one as long as it takes; nil once cancelled. Throws ``RadioError`` when waiting
+    /// cannot help (no permission, a path that cannot be a socket).
+    mutating func connect() async throws(RadioError) -> Int32? {
         while !Task.isCancelled {
             do {
-                return try AirClientConnection(path: socketPath, device: device, readBeat: readBeat)
+                return try UnixSocket.connect(path: socketPath)
             } catch {
                 if error.code == EACCES || error.code == EPERM {
                     throw RadioError(.permissionDenied, "\(error); the hub runs as another user: run it as this one, or use its socket's owner.")
