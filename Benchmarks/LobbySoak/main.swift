@@ -93,7 +93,7 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
             let roll = random.next() % 100
             if roll < 60 {
                 let other = everyone[Int(random.next() % UInt64(everyone.count))]
-                _ = try await clientA.resolve(other.beacon)
+                _ = try await clientA.resolve(other.beacon.beaconIdentity!)
                 acknowledged.withLock { $0.reads += 1 }
             } else if roll < 70 {
                 _ = try await clientA.statistics(of: b.name)

@@ -61,7 +61,7 @@ public actor IdentityResolver {
 
     /// The player behind `identity`. Only iBeacon identities of players exist; others are nobody.
     public func resolve(_ identity: BeaconFrames.BeaconIdentity) async -> Answer {
-        guard let beacon = PlayerBeacon(identity) else { return .nobody }
+        guard case .iBeacon = identity else { return .nobody }
         let key = identity.description
         let time = now()
         if let cached = memory[key], cached.expires > time {
@@ -80,7 +80,7 @@ public actor IdentityResolver {
         let logger = logger
         let task = Task<Answer, Never> {
             do {
-                let profile = try await lobby.resolve(beacon)
+                let profile = try await lobby.resolve(identity)
                 return .player(ResolvedPlayer(username: profile.username, firstName: profile.firstName, lastName: profile.lastName))
             } catch let error as LobbyClientError where error.status == 404 {
                 return .nobody

@@ -216,8 +216,8 @@ public actor NearbyLocations {
             do {
                 if let id {
                     await self.found(identity, try await lobby.location(id))
-                } else if let beacon = PlayerBeacon(identity) {
-                    await self.found(identity, try await lobby.resolveLocation(beacon))
+                } else if case .iBeacon = identity {
+                    await self.found(identity, try await lobby.resolveLocation(identity))
                 }
             } catch let error as LobbyClientError where error.status == 404 {
                 logger.info("the beacon \(identity) names no location the lobby knows now")

@@ -26,3 +26,15 @@ extension EncounterSighting {
         self.init(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, distance: distance, at: time)
     }
 }
+
+extension PlayerBeacon {
+    /// The lobby form of `identity`, or the lobby's answer for an identity nobody advertises
+    /// (404): players and locations advertise iBeacon identities only.
+    static func lookedUp(_ identity: BeaconFrames.BeaconIdentity) throws -> PlayerBeacon {
+        guard let beacon = PlayerBeacon(identity) else {
+            throw LobbyClientError(status: 404, code: "notFound",
+                                   message: "\(identity) is not an iBeacon identity: only those name players and locations.")
+        }
+        return beacon
+    }
+}

@@ -1,3 +1,4 @@
+import BeaconFrames
 import BeaconKeys
 import Foundation
 import LobbyAPI
@@ -26,9 +27,10 @@ extension LobbyClient {
         return PlayerBeacon(uuid: key.locationUuid, major: major, minor: minor)
     }
 
-    /// The location advertising `beacon` now.
-    public func resolveLocation(_ beacon: PlayerBeacon) async throws -> LobbyLocation {
-        try await call {
+    /// The location advertising `identity` now.
+    public func resolveLocation(_ identity: BeaconFrames.BeaconIdentity) async throws -> LobbyLocation {
+        let beacon = try PlayerBeacon.lookedUp(identity)
+        return try await call {
             try await $0.resolveLocationBeacon(path: .init(uuid: beacon.uuid.uuidString, major: beacon.major, minor: beacon.minor)).ok.body.json
         }
     }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BeaconFrames
 import HTTPTypes
 import Foundation
 import LobbyAPI
@@ -75,8 +76,10 @@ public struct LobbyClient: Sendable {
         return try await call { try await $0.setPhoto(body: isPNG ? .png(body) : .jpeg(body)).ok.body.json }
     }
 
-    public func resolve(_ beacon: PlayerBeacon) async throws -> PublicProfile {
-        try await call {
+    /// The player advertising `identity` now (404 when nobody the caller may see does).
+    public func resolve(_ identity: BeaconFrames.BeaconIdentity) async throws -> PublicProfile {
+        let beacon = try PlayerBeacon.lookedUp(identity)
+        return try await call {
             try await $0.resolveBeacon(path: .init(uuid: beacon.uuid.uuidString, major: beacon.major, minor: beacon.minor)).ok.body.json
         }
     }

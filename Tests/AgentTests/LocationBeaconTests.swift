@@ -58,7 +58,7 @@ import Testing
         #expect(PlayerBeacon(uuid: key.locationUuid, major: Int(major), minor: Int(minor)) == (try await owner.client.currentBeacon(location: marked.id)),
                 "the identity of the running period")
         #expect(marked.beaconKey?.secret.base64URL == key.secret, "the beacon keeps its key")
-        let location = try await alice.client.resolveLocation(try #require(PlayerBeacon(identity)))
+        let location = try await alice.client.resolveLocation(identity)
         #expect(location.name == "Hall" && location.owner == "owner")
         #expect(Set(location.tournaments.map(\.period.rawValue)) == ["daily", "weekly", "monthly"])
         #expect(location.siteProfile?.exponent == 2.35 && location.siteProfile?.distances == [1, 3], "\(beacon.output)")

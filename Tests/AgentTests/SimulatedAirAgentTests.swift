@@ -149,7 +149,7 @@ import Testing
         // then the period's identity; which one Alice hears first depends on how fast the lobby
         // answers Bob (the PostgreSQL lobby is often slower). Either way it must be Bob's: the
         // lobby resolves the identity she reported to him.
-        let heard = try #require(first.beacon.flatMap { BeaconIdentity($0) }.flatMap { PlayerBeacon($0) }, "\(first)")
+        let heard = try #require(first.beacon.flatMap { BeaconIdentity($0) }, "\(first)")
         if first.beacon != bob.player.beacon.beaconIdentity?.description {
             #expect(try await alice.player.client.resolve(heard).username == "bob", "\(first)")
         }

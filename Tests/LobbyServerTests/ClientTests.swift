@@ -21,7 +21,7 @@ import Testing
             #expect(try await alice.me().username == "alice")
             #expect(try await alice.updateMe(firstName: "Alicia").firstName == "Alicia")
 
-            let profile = try await alice.resolve(bobPlayer.beacon)
+            let profile = try await alice.resolve(try #require(bobPlayer.beacon.beaconIdentity))
             #expect(profile.username == "bob")
             let receipt = try await alice.reportEncounters([
                 EncounterSighting(uuid: bobPlayer.beacon.uuid, major: bobPlayer.beacon.major, minor: bobPlayer.beacon.minor, distance: 0.8, at: Date()),
@@ -53,7 +53,7 @@ import Testing
             #expect(try await bob.events(after: page.next).events.isEmpty)
 
             try await bob.block("alice")
-            await #expect(throws: LobbyClientError.self) { try await alice.resolve(bobPlayer.beacon) }
+            await #expect(throws: LobbyClientError.self) { try await alice.resolve(try #require(bobPlayer.beacon.beaconIdentity)) }
             try await bob.unblock("alice")
 
             let refused = await #expect(throws: LobbyClientError.self) { try await alice.invite(["alice"]) }
