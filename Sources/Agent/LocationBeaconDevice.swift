@@ -14,16 +14,44 @@ public struct MarkedLocation: Codable, Sendable, Equatable {
     public var name: String
     /// The location's static identity (the deployment UUID, major 0, its id): what it
     /// advertised before identities rotated, and still does when the lobby gave no key.
-    public var beacon: PlayerBeacon
+    public var beacon: BeaconFrames.BeaconIdentity
     /// What its rotating identity is derived from: only the lobby and this device hold it.
     public var beaconKey: RotationKey?
 
-    public init(lobby: String, id: Int64, name: String, beacon: PlayerBeacon, beaconKey: RotationKey? = nil) {
+    public init(lobby: String, id: Int64, name: String, beacon: BeaconFrames.BeaconIdentity, beaconKey: RotationKey? = nil) {
         self.lobby = lobby
         self.id = id
         self.name = name
         self.beacon = beacon
         self.beaconKey = beaconKey
+    }
+
+    private enum CodingKeys: String, CodingKey { case lobby, id, name, beacon, beaconKey }
+
+    /// Reads the remembered file, whose `beacon` is in the lobby's form (`uuid`, `major`, `minor`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lobby = try c.decode(String.self, forKey: .lobby)
+        id = try c.decode(Int64.self, forKey: .id)
+        name = try c.decode(String.self, forKey: .name)
+        guard let beacon = try c.decode(PlayerBeacon.self, forKey: .beacon).beaconIdentity else {
+            throw DecodingError.dataCorruptedError(forKey: .beacon, in: c, debugDescription: "a beacon identity out of range")
+        }
+        self.beacon = beacon
+        beaconKey = try c.decodeIfPresent(RotationKey.self, forKey: .beaconKey)
+    }
+
+    /// Writes `beacon` in the lobby's form, as the remembered files always had it.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(lobby, forKey: .lobby)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        guard let beacon = PlayerBeacon(beacon) else {
+            throw EncodingError.invalidValue(beacon, .init(codingPath: c.codingPath + [CodingKeys.beacon], debugDescription: "not an iBeacon identity"))
+        }
+        try c.encode(beacon, forKey: .beacon)
+        try c.encodeIfPresent(beaconKey, forKey: .beaconKey)
     }
 }
 
@@ -86,7 +114,10 @@ public struct LocationBeaconDevice: Sendable {
                 if key == nil {
                     logger.notice("location \(registered.name): the lobby gave no beacon key; advertising its static identity, which anyone who hears it can replay")
                 }
-                let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: registered.beacon, beaconKey: key)
+                guard let beacon = registered.beacon.beaconIdentity else {
+                    throw AgentError("The lobby gave location \(registered.name) a beacon identity out of range: \(registered.beacon).", code: "badResponse")
+                }
+                let marked = MarkedLocation(lobby: baseURL, id: registered.id, name: registered.name, beacon: beacon, beaconKey: key)
                 try remember(marked, in: stateDirectory, file: file)
                 return marked
             } catch let error as LobbyClientError where error.status == 401 {
@@ -140,7 +171,7 @@ public struct LocationBeaconDevice: Sendable {
 
     /// What the device broadcasts: the location's iBeacon frame.
     public var payload: AdvertisingPayload? {
-        guard case let .iBeacon(uuid, major, minor)? = location.beacon.beaconIdentity else { return nil }
+        guard case let .iBeacon(uuid, major, minor) = location.beacon else { return nil }
         let frame = IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower)
         return AdvertisingPayload(manufacturerData: [CompanyIdentifier.apple.rawValue: frame.manufacturerData])
     }
@@ -149,7 +180,7 @@ public struct LocationBeaconDevice: Sendable {
     /// returns; an advertiser failure that waiting cannot fix is thrown.
     public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
         guard let payload else {
-            throw AgentError("The lobby gave location \(location.name) a beacon identity out of range: \(location.beacon).", code: "badResponse")
+            throw AgentError("Location \(location.name) has a beacon identity that is not an iBeacon: \(location.beacon).", code: "badResponse")
         }
         let service: AdvertisingService
         if let key = location.beaconKey {
@@ -157,7 +188,7 @@ public struct LocationBeaconDevice: Sendable {
             logger.notice("location \(location.name) (\(location.id)) advertising a rotating identity under \(beacon.uuid), a new one every \(key.period)")
             service = AdvertisingService(advertiser: advertiser, payload: payload, rotating: beacon)
         } else {
-            logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon.beaconIdentity?.description ?? "?")")
+            logger.notice("location \(location.name) (\(location.id)) advertising \(location.beacon)")
             service = AdvertisingService(advertiser: advertiser, payload: payload)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

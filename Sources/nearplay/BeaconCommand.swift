@@ -59,7 +59,7 @@ struct BeaconCommand: AsyncParsableCommand {
             throw CommandFailure(error.message)
         }
         await publishSiteProfile(of: device.location, session: session)
-        Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon.uuid.uuidString)/\(device.location.beacon.major)/\(device.location.beacon.minor); Ctrl-C stops.\n")
+        Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon); Ctrl-C stops.\n")
         do {
             try await device.run()
         } catch let error as AgentError {
