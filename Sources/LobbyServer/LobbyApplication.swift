@@ -43,27 +43,23 @@ public func buildLobbyApplication(
         configuration: .init(
             address: .hostname(host, port: port), serverName: "nearplay-lobby",
             availableConnectionsDelegate: .maximum(limits.maximumConnections, logger: logger)),
-        services: [ExpirySweeper(store: store, logger: logger), TournamentScheduler(store: store, logger: logger), screenFeeds],
+        services: [PeriodicService.expirySweeper(store: store, logger: logger), PeriodicService.tournamentScheduler(store: store, logger: logger), screenFeeds],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )
 }
 
-/// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
-/// players hear of it even when nobody calls the API; forgets request keys past their lifetime and
-/// events past their retention. With several instances on one PostgreSQL, one of them at a time
-/// runs it (a lease).
-struct ExpirySweeper: Service {
-    let store: LobbyStore
-    let logger: Logger
-    var interval: Duration = .seconds(30)
-
-    func run() async throws {
-        try await PeriodicService(store: store, lease: "expiry-sweeper", interval: interval, logger: logger,
-                                  failure: "Expiring invitations or old request keys failed") { [store] in
+extension PeriodicService {
+    /// Expires invitations past their 24 h on a timer, so their games open (or are cancelled) and the
+    /// players hear of it even when nobody calls the API; forgets request keys past their lifetime and
+    /// events past their retention. With several instances on one PostgreSQL, one of them at a time
+    /// runs it (a lease).
+    static func expirySweeper(store: LobbyStore, logger: Logger, interval: Duration = .seconds(30)) -> PeriodicService {
+        PeriodicService(store: store, lease: "expiry-sweeper", interval: interval, logger: logger,
+                        failure: "Expiring invitations or old request keys failed") { [store] in
             try await store.expireInvitations()
             try await store.pruneRequestKeys()
             try await store.pruneEvents()
-        }.run()
+        }
     }
 }

@@ -127,7 +127,7 @@ import Testing
         let hall = try await store.registerLocation(ownerId, name: "Hall").location
         let daily = try #require(hall.tournaments.first { $0.period == .daily })
 
-        let scheduler = TournamentScheduler(store: store, logger: Logger(label: "test"), interval: .milliseconds(20))
+        let scheduler = PeriodicService.tournamentScheduler(store: store, logger: Logger(label: "test"), interval: .milliseconds(20))
         let group = ServiceGroup(configuration: .init(services: [scheduler], logger: Logger(label: "test")))
         let running = Task { try await group.run() }
         defer { running.cancel() }
