@@ -34,39 +34,17 @@ public struct RadioError: Error, Sendable, CustomStringConvertible {
         public static let busUnavailable = Code(rawValue: "busUnavailable")
     }
 
-    /// The error the Bluetooth service or the bus answered with, by its name: a set as open as
-    /// D-Bus error names are. Radio's own type, so that no caller needs to import `DBus`.
-    public struct Cause: Sendable, Hashable, CustomStringConvertible {
-        /// The error's name, e.g. `org.bluez.Error.NotPermitted`.
-        public var name: String
-        /// What the service said, possibly nothing.
-        public var message: String
-
-        public init(name: String, message: String) {
-            self.name = name
-            self.message = message
-        }
-
-        public var description: String {
-            message.isEmpty ? name : "\(name): \(message)"
-        }
-    }
-
     public var code: Code
     /// A sentence saying what happened and what to do.
     public var message: String
-    /// The error behind it, if any.
-    public var cause: Cause?
+    /// The error behind it, if any (a D-Bus error from the BlueZ backend), for the log: the code
+    /// and message say what callers need, so none of them has to know D-Bus.
+    public var cause: (any Error & Sendable)?
 
-    public init(_ code: Code, _ message: String, cause: Cause? = nil) {
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    /// A radio error caused by a D-Bus failure, kept by name and message.
-    init(_ code: Code, _ message: String, cause: DBusError) {
-        self.init(code, message, cause: Cause(name: cause.name, message: cause.message))
     }
 
     public var description: String {

@@ -73,7 +73,7 @@ import Testing
         let task = Self.advertise(on: bluez)
         let error = await #expect(throws: RadioError.self) { try await task.value }
         #expect(error?.code == .noFreeAdvertisingInstance)
-        #expect(error?.cause?.name == "org.bluez.Error.NotPermitted")
+        #expect((error?.cause as? DBusError)?.name == "org.bluez.Error.NotPermitted")
         #expect(error?.message.contains("hci0 has no free advertising instance") == true)
         #expect(error?.message.contains("bluetoothctl advertise off") == true)
     }
