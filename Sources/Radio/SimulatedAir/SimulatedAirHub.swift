@@ -156,10 +156,11 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
     // MARK: - Connections (a task each)
 
     /// Serves one client until it leaves, breaks the protocol, is refused or the hub stops: its
-    /// messages are handled under the state lock as they arrive, and what the hub has for it is
-    /// written by a second task, so a scanner that does not read never holds up the clock's task.
+    /// messages are handled under the state lock as they arrive. What the hub has for it is
+    /// written straight to its channel (``AirOutlet``), so a scanner that does not read never
+    /// holds up the clock's task.
     private func serve(_ channel: NIOAsyncChannel<[AirMessage], ByteBuffer>) async {
-        let outlet = AirOutlet()
+        let outlet = AirOutlet(channel.channel)
         let id: Int? = state.withLock { state in
             guard !state.stopping else { return nil }
             let id = state.nextConnection
@@ -168,40 +169,30 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
             return id
         }
         guard let id else {
+            outlet.finish()
             try? await channel.executeThenClose { _, _ in }
             return
         }
         logger.debug("Connection \(id) opened.")
         do {
-            try await channel.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        // Until the hub closes the connection (see close(_:in:reason:)); then
-                        // what is left goes out and the channel closes, which ends the reads.
-                        defer { channel.channel.close(promise: nil) }
-                        while let bytes = await outlet.next() { try await outbound.write(bytes) }
-                        // Writes complete in order: once this empty one has, the last (a
-                        // refusal, say) is out, and closing cannot drop it.
-                        try await channel.channel.writeAndFlush(ByteBuffer())
-                    }
-                    var ending: String?
-                    do {
-                        for try await batch in inbound {
-                            let open = state.withLock { state in
-                                for message in batch where state.connections[id] != nil { handle(message, from: id, in: &state) }
-                                state.connections[id]?.handOverOutput()
-                                return state.connections[id] != nil
-                            }
-                            if !open { break }
+            try await channel.executeThenClose { inbound, _ in
+                var ending: String?
+                do {
+                    for try await batch in inbound {
+                        let open = state.withLock { state in
+                            for message in batch where state.connections[id] != nil { handle(message, from: id, in: &state) }
+                            state.connections[id]?.handOverOutput()
+                            return state.connections[id] != nil
                         }
-                    } catch is CancellationError {
-                    } catch {
-                        ending = "\(error)"
+                        if !open { break }
                     }
-                    state.withLock { close(id, in: &$0, reason: ending) }
-                    // The writer ends once it has handed over what was left (a refusal, say).
-                    try await group.waitForAll()
+                } catch is CancellationError {
+                } catch {
+                    ending = "\(error)"
                 }
+                state.withLock { close(id, in: &$0, reason: ending) }
+                // What was handed over last (a refusal, say) is out before the channel closes.
+                await outlet.finished()
             }
         } catch {
             logger.debug("Connection \(id): \(error)")
@@ -364,61 +355,50 @@ private struct HubConnection {
     }
 }
 
-/// The bytes the hub has handed over for one client and its writer has not taken yet; the
-/// writer waits here for the next hand-over.
+/// Where the hub's bytes for one client go: straight into its channel, once a tick, from the
+/// clock's task or the connection's (a write from another thread is one hop to the channel's
+/// event loop, with no task to wake). Counts what was handed over and not yet written, so a
+/// scanner that does not read has its frames dropped (``HubConnection/largestBacklog``)
+/// rather than queued without bound.
 private final class AirOutlet: Sendable {
-    private struct State {
-        var pending: [UInt8] = []
-        var ended = false
-        var waiting: CheckedContinuation<Void, Never>?
+    private let channel: any Channel
+    private let unwritten = Atomic<Int>(0)
+    private let ended = Atomic<Bool>(false)
+    /// Succeeds once the last write after ``finish()`` completed (or failed) and the channel was
+    /// asked to close.
+    private let done: EventLoopPromise<Void>
+
+    init(_ channel: any Channel) {
+        self.channel = channel
+        done = channel.eventLoop.makePromise()
     }
 
-    private let state = Mutex(State())
-
-    /// Moves `bytes` in (leaving it empty, its capacity kept) and returns how many bytes wait.
+    /// Writes `bytes` (leaving it empty, its capacity kept) and returns how many bytes handed
+    /// over are not written yet.
     func push(_ bytes: inout [UInt8]) -> Int {
-        let (waiting, backlog) = state.withLock { state in
-            if !bytes.isEmpty {
-                if state.pending.isEmpty { swap(&state.pending, &bytes) } else { state.pending.append(contentsOf: bytes) }
-                bytes.removeAll(keepingCapacity: true)
-            }
-            let waiting = state.pending.isEmpty ? nil : state.waiting
-            if waiting != nil { state.waiting = nil }
-            return (waiting, state.pending.count)
+        if !bytes.isEmpty, !ended.load(ordering: .acquiring) {
+            let count = bytes.count
+            unwritten.add(count, ordering: .relaxed)
+            let buffer = channel.allocator.buffer(bytes: bytes)
+            bytes.removeAll(keepingCapacity: true)
+            channel.writeAndFlush(buffer).whenComplete { _ in self.unwritten.subtract(count, ordering: .relaxed) }
         }
-        waiting?.resume()
-        return backlog
+        return unwritten.load(ordering: .relaxed)
     }
 
-    /// No more hand-overs: the writer takes what is left, then ends.
+    /// No more writes: once what was handed over is out, the channel closes.
     func finish() {
-        let waiting = state.withLock { state in
-            state.ended = true
-            defer { state.waiting = nil }
-            return state.waiting
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Writes complete in order: once this empty one has, the last (a refusal, say) is out,
+        // and closing cannot drop it.
+        channel.writeAndFlush(ByteBuffer()).whenComplete { [channel, done] _ in
+            channel.close(promise: nil)
+            done.succeed()
         }
-        waiting?.resume()
     }
 
-    /// The bytes waiting, as soon as there are some; nil once finished and empty.
-    func next() async -> ByteBuffer? {
-        while true {
-            let taken: ByteBuffer?? = state.withLock { state in
-                if !state.pending.isEmpty {
-                    defer { state.pending.removeAll(keepingCapacity: true) }
-                    return .some(ByteBuffer(bytes: state.pending))
-                }
-                return state.ended ? .some(nil) : nil
-            }
-            if let taken { return taken }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
-                    if !state.pending.isEmpty || state.ended { return true }
-                    state.waiting = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        }
+    /// Returns once ``finish()`` was called and its last write is done.
+    func finished() async {
+        try? await done.futureResult.get()
     }
 }
