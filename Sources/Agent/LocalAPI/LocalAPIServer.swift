@@ -207,7 +207,7 @@ public final class LocalAPIServer: Sendable {
                                 break lines
                             case .line(let text):
                                 if text.allSatisfy(\.isWhitespace) { continue }
-                                guard let task = self.task(for: text, replies: replies, connection: connection) else { continue }
+                                guard let task = await self.task(for: text, replies: replies, connection: connection) else { continue }
                                 load.started()
                                 inFlight += 1
                                 // Only the request's own work runs on the task pool.
@@ -231,13 +231,15 @@ public final class LocalAPIServer: Sendable {
     }
 
     /// What answering `line` takes: nil when it was answered at once (a malformed request).
-    private func task(for line: String, replies: ReplyWriter, connection: AcceptedConnection) -> (@Sendable () async -> Void)? {
+    /// A malformed request is answered here, before the next line is read, so its answer comes
+    /// before those of the requests after it (a client pipelining requests reads the error first).
+    private func task(for line: String, replies: ReplyWriter, connection: AcceptedConnection) async -> (@Sendable () async -> Void)? {
         let request: AgentRequest
         do {
             request = try AgentRequest(line: line)
         } catch {
-            let failure = AgentResponse.failure(error).line
-            return { await replies.write(failure) }
+            await replies.write(AgentResponse.failure(error).line)
+            return nil
         }
         if case .events(let recent) = request {
             let events = eventStream(recent)
