@@ -26,7 +26,7 @@ extension HTTPProbe: SceneHTTP {
     }
 }
 
-/// A location for the web view's tests: "Café Nord" (Europe/Oslo) with its daily, weekly and
+/// A location for the web view's tests: "Café Nord" (in a zone where it is daytime) with its daily, weekly and
 /// monthly tournaments running; alice and bob are there and entered the daily one, alice scored
 /// 420 in it; carol is there without entering; dave is registered and was never near anyone.
 /// Everyone's password is `password-123`. Rounds are Statue, one per tournament entry.
@@ -57,7 +57,7 @@ struct WebScene: Sendable {
             tokens[name] = try #require(session.body["token"] as? String, "\(session.body)")
         }
         try await registered()
-        let created = try await http.json("POST", "/v1/locations", token: tokens["owner"], body: #"{"name":"Café Nord","timeZone":"Europe/Oslo"}"#)
+        let created = try await http.json("POST", "/v1/locations", token: tokens["owner"], body: #"{"name":"Café Nord","timeZone":"\#(daytimeZone())"}"#)
         let location = try #require(created.body["id"] as? Int, "\(created.body)")
         let tournaments = try #require(created.body["tournaments"] as? [[String: Any]])
         let daily = try #require(tournaments.first { $0["period"] as? String == "daily" }?["id"] as? Int)
@@ -66,6 +66,18 @@ struct WebScene: Sendable {
         for name in ["alice", "bob"] + extraPlayers { try await scene.enter(name) }
         try await scene.score(420, by: "alice")
         return scene
+    }
+
+    /// A zone where it is between 06:00 and 18:00 now, so the daily tournament the scene enters
+    /// does not close at the zone's midnight while a test runs (a fixed Europe/Oslo did, once,
+    /// at 23:00 UTC).
+    static func daytimeZone(at now: Date = Date()) -> String {
+        let candidates = ["Europe/Oslo", "Asia/Kolkata", "Asia/Tokyo", "Pacific/Auckland", "America/New_York"]
+        return candidates.first { name in
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: name)!
+            return (6..<18).contains(calendar.component(.hour, from: now))
+        } ?? "Europe/Oslo"
     }
 
     /// `name` reports hearing the location's beacon now (the identity it advertises now, learnt
