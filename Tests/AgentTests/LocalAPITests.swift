@@ -79,6 +79,21 @@ import Testing
         } throws: { error in
             (error as? AgentError)?.code == "permissionDenied"
         }
+        // An event stream is refused the same way: the refusal is thrown, not handed out as an event.
+        let handedOut = Flag()
+        await #expect {
+            try await blocking { try AgentClient(path: path).events(idleTimeout: 5) { _ in handedOut.set(); return true } }
+        } throws: { error in
+            (error as? AgentError)?.code == "permissionDenied"
+        }
+        #expect(!handedOut.isSet)
+    }
+
+    @Test func responseLinesPutOkFirstAsDocumented() throws {
+        #expect(AgentResponse.result(Data(#"{"a":"b/c"}"#.utf8)).line == #"{"ok":true,"result":{"a":"b/c"}}"#)
+        let refusal = AgentResponse.failure(AgentError("Say \"why\" on\na/b.", code: "badRequest"))
+        #expect(refusal.line == #"{"ok":false,"error":{"code":"badRequest","message":"Say \"why\" on\na/b."}}"#)
+        #expect(try AgentResponse(line: refusal.line) == refusal)
     }
 
     @Test func refusesASecondAgentOnTheSameSocketAndReplacesAStaleOne() async throws {

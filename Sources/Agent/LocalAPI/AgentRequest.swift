@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A request to the agent's local API: one JSON object on one line, `{"verb":"invite","players":["bob"]}`.
 public enum AgentRequest: Sendable, Equatable {
@@ -169,14 +170,26 @@ public enum AgentResponse: Sendable, Equatable {
         }
     }
 
+    /// The response as one line, its members in the order the README documents (`ok` first: the
+    /// client tells a refusal in an event stream by that prefix).
     public var line: String {
-        switch self {
-        case .result(let data):
-            return "{\"ok\":true,\"result\":" + String(decoding: data, as: UTF8.self) + "}"
-        case .failure(let error):
-            let object: [String: Any] = ["ok": false, "error": ["code": error.code, "message": error.message]]
-            return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+        var json = JSONWriter(capacity: 128, escaping: .minimal)
+        json.object { json in
+            switch self {
+            case .result(let data):
+                json.member("ok", true)
+                json.key("result")
+                json.raw(String(decoding: data, as: UTF8.self))
+            case .failure(let error):
+                json.member("ok", false)
+                json.key("error")
+                json.object { json in
+                    json.member("code", error.code)
+                    json.member("message", error.message)
+                }
+            }
         }
+        return json.text
     }
 
     /// Parses a response line (the client side).
