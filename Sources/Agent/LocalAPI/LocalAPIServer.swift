@@ -366,27 +366,3 @@ private final class ReplyBacklogHandler: ChannelOutboundHandler, Sendable {
         context.write(data, promise: promise)
     }
 }
-
-/// Runs a task's jobs on one NIO event loop, so the local API's reading and writing never waits
-/// for a thread of Swift's task pool. One executor per loop, kept for the process's life (a task
-/// that prefers an executor does not keep it alive).
-final class EventLoopTaskExecutor: TaskExecutor {
-    private static let executors = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
-    let eventLoop: any EventLoop
-
-    private init(_ eventLoop: any EventLoop) { self.eventLoop = eventLoop }
-
-    static func of(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
-        executors.withLock { executors in
-            if let executor = executors[ObjectIdentifier(eventLoop)] { return executor }
-            let executor = EventLoopTaskExecutor(eventLoop)
-            executors[ObjectIdentifier(eventLoop)] = executor
-            return executor
-        }
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}

@@ -13,7 +13,7 @@ import Synchronization
 /// are; a device the scenario does not name is refused with a message. The hub also transmits
 /// the scenario's static beacons itself. Time runs on `clock`, `speed` scenario seconds per
 /// second of it; every 10 ms of the clock the hub makes the transmissions due and writes each
-/// scanner's frames in one write.
+/// scanner's frames in one write. Everything runs on one NIO event loop.
 public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Duration {
     public let scenario: AirScenario
     public let socketPath: String
@@ -86,7 +86,12 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         defer { unlink(socketPath) }
         // The socket listens since init (bound by UnixSocket.listen, so it never replaces a live
         // hub's socket); NIO accepts on it from here.
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // One event loop carries the listener, every connection and the clock's task (below), so
+        // the frames written each tick go straight into the channels, with no wake of another
+        // thread per connection.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let executor = EventLoopTaskExecutor.of(loop)
+        let server = try await ServerBootstrap(group: loop, childGroup: loop)
             .bind(NIOBSDSocket.Handle(listener)) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AirMessageBatcher())
@@ -97,7 +102,7 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
         // Accepting and serving run outside this task's cancellation, in a task awaited below:
         // a cancelled wait for the next connection would drop connections NIO accepted but had
         // not handed over yet, and NIO traps on those. The hub ends them by closing instead.
-        let accepting = Task {
+        let accepting = Task(executorPreference: executor) {
             try? await server.executeThenClose { accepted in
                 // Each connection is served in a child task, which ends when its channel closes.
                 await withDiscardingTaskGroup { connections in
@@ -111,18 +116,20 @@ public final class SimulatedAirHub<C: Clock>: Sendable where C.Duration == Durat
                 }
             }
         }
-        var deadline = start
-        while !Task.isCancelled {
-            deadline = deadline.advanced(by: Self.tick)
-            let now = clock.now
-            if deadline <= now { deadline = now.advanced(by: Self.tick) }
-            do {
-                try await clock.sleep(until: deadline, tolerance: nil)
-            } catch {
-                break
+        await withTaskExecutorPreference(executor) {
+            var deadline = start
+            while !Task.isCancelled {
+                deadline = deadline.advanced(by: Self.tick)
+                let now = clock.now
+                if deadline <= now { deadline = now.advanced(by: Self.tick) }
+                do {
+                    try await clock.sleep(until: deadline, tolerance: nil)
+                } catch {
+                    break
+                }
+                let time = scenarioTime(start.duration(to: clock.now))
+                state.withLock { transmit(upTo: time, in: &$0) }
             }
-            let time = scenarioTime(start.duration(to: clock.now))
-            state.withLock { transmit(upTo: time, in: &$0) }
         }
         // Every connection closes (clients reconnect to the next hub), and so does the listener:
         // what it accepted meanwhile is closed as it is handed over.
@@ -356,10 +363,9 @@ private struct HubConnection {
 }
 
 /// Where the hub's bytes for one client go: straight into its channel, once a tick, from the
-/// clock's task or the connection's (a write from another thread is one hop to the channel's
-/// event loop, with no task to wake). Counts what was handed over and not yet written, so a
-/// scanner that does not read has its frames dropped (``HubConnection/largestBacklog``)
-/// rather than queued without bound.
+/// clock's task or the connection's, both on the channel's event loop. Counts what was handed
+/// over and not yet written, so a scanner that does not read has its frames dropped
+/// (``HubConnection/largestBacklog``) rather than queued without bound.
 private final class AirOutlet: Sendable {
     private let channel: any Channel
     private let unwritten = Atomic<Int>(0)
