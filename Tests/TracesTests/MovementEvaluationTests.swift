@@ -16,7 +16,9 @@ import Traces
         let estimates: [(time: Double, distance: Double?)] = [(9, 5), (10, 3), (11, 2.1), (12, 1.9), (13, 2.1), (14, 1.6)]
         // Truth 1.5 m: 1.95 m is the bound; 2.1 m at 13 s is the last estimate out of it.
         #expect(MovementEvaluation.settling(estimates, stop: 10, truth: 1.5) == 4)
-        #expect(MovementEvaluation.settling(estimates, stop: 10, truth: 2) == 0)
+        // Truth 2 m: only 3 m at the stop is out.
+        #expect(MovementEvaluation.settling(estimates, stop: 10, truth: 2) == 1)
+        #expect(MovementEvaluation.settling(estimates, stop: 11, truth: 2) == 0)
         #expect(MovementEvaluation.settling(estimates, stop: 10, truth: 1) == nil)
         #expect(MovementEvaluation.settling(estimates, stop: 20, truth: 1.5) == nil)
     }
@@ -24,8 +26,8 @@ import Traces
     /// Changes in the first 30 s of a still run and in runs shorter than 60 s are not counted.
     @Test func stillSegmentsCountZoneChangesAfterTheSettlingAllowance() {
         var segments = StillSegments()
-        // 0–100 s at 3 m: a change at 10 s (not counted), two at 50 s and 60 s.
-        let zones: [(Double, Zone)] = [(0, .far), (10, .near), (40, .near), (50, .far), (60, .near), (100, .near)]
+        // 0–90 s at 3 m: a change at 10 s (not counted), two at 50 s and 60 s.
+        let zones: [(Double, Zone)] = [(0, .far), (10, .near), (40, .near), (50, .far), (60, .near), (90, .near)]
         for (time, zone) in zones { segments.add(Self.range(time, zone: zone), truth: 3) }
         // 101–140 s at 1 m: too short, its change is not counted.
         segments.add(Self.range(101, zone: .near), truth: 1)
@@ -33,7 +35,7 @@ import Traces
         segments.add(Self.range(140, zone: .near), truth: 1)
         let count = segments.finish()
         #expect(count.changes == 2)
-        #expect(count.seconds == 70)
+        #expect(count.seconds == 60)
     }
 
     /// A silence longer than 30 s ends a still run.
