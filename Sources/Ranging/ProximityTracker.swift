@@ -19,8 +19,11 @@ public struct ProximityTracker: Sendable {
         public internal(set) var filteredRSSI: Double?
         /// Metres, as of the last range event (computed only when one is written).
         public internal(set) var distance: Double?
-        /// The zone after hysteresis, followed at every reading.
+        /// The zone reported: the followed zone once a change has held for the zones' dwell.
         public internal(set) var zone: Zone = .unknown
+        /// The zone after hysteresis, followed at every reading.
+        public internal(set) var followedZone: Zone = .unknown
+        var zoneDwell = ZoneDwell()
         /// The measured power the zone thresholds were computed for, and the thresholds.
         var thresholdsPower: Int?
         var thresholds: ZoneThresholds?
@@ -89,7 +92,8 @@ public struct ProximityTracker: Sendable {
                     configuration.zones.thresholds(model: configuration.distanceModel, measuredPower: Double($0))
                 }
             }
-            zone = thresholds.map { configuration.zones.next(from: zone, rssi: filtered, thresholds: $0) } ?? .unknown
+            followedZone = thresholds.map { configuration.zones.next(from: followedZone, rssi: filtered, thresholds: $0) } ?? .unknown
+            zone = zoneDwell.reported(zone, followed: followedZone, at: time, dwell: configuration.zones.dwell)
             guard time - lastRangeEvent >= configuration.rangeInterval else { return (newDeadline, false) }
             lastRangeEvent = time
             if let power = sighting.measuredPower.map(Double.init),
@@ -200,10 +204,12 @@ public struct ProximityTracker: Sendable {
             }
             slots[slot].thresholds = thresholds
             if let thresholds, let filtered = slots[slot].filteredRSSI {
-                slots[slot].zone = configuration.zones.next(from: .unknown, rssi: filtered, thresholds: thresholds)
+                slots[slot].followedZone = configuration.zones.next(from: .unknown, rssi: filtered, thresholds: thresholds)
             } else {
-                slots[slot].zone = .unknown
+                slots[slot].followedZone = .unknown
             }
+            slots[slot].zone = slots[slot].followedZone
+            slots[slot].zoneDwell = ZoneDwell()
         }
     }
 

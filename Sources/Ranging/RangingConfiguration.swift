@@ -2,7 +2,7 @@ import BeaconFrames
 
 /// Everything that decides how sightings become proximity events.
 public struct RangingConfiguration: Sendable, Hashable {
-    public var filter: RSSIFilterKind = .defaultKalman
+    public var filter: RSSIFilterKind = .defaultFollowing
     public var distanceModel: DistanceModel = .default
     /// Added to every reading before filtering: the receiver's calibration offset in dB
     /// (positive when it reads weaker than the reference receiver the measured power came from).
@@ -16,7 +16,7 @@ public struct RangingConfiguration: Sendable, Hashable {
     /// Seconds between range events per beacon; 0 gives one at every sighting.
     public var rangeInterval: Double = 0
 
-    public init(filter: RSSIFilterKind = .defaultKalman, distanceModel: DistanceModel = .default, rssiOffset: Double = 0,
+    public init(filter: RSSIFilterKind = .defaultFollowing, distanceModel: DistanceModel = .default, rssiOffset: Double = 0,
                 receiverOffsets: [Receiver: Double] = [:], zones: ZoneBoundaries = ZoneBoundaries(),
                 presence: PresenceConfiguration = PresenceConfiguration(), uncertainty: RangingUncertainty = RangingUncertainty(),
                 rangeInterval: Double = 0) {

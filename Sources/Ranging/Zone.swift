@@ -22,11 +22,16 @@ public struct ZoneBoundaries: Sendable, Hashable {
     public var near: Double = 3.0
     /// Fraction of the boundary distance (0 disables hysteresis).
     public var margin: Double = 0.1
+    /// Seconds a new zone must hold, past the hysteresis, before a tracker reports it (0 reports
+    /// it at once). A filter that follows movement also follows a fade of a few seconds; the
+    /// dwell keeps such a fade from showing as a zone change, and costs a walker 2 s of zone lag.
+    public var dwell: Double = 2
 
-    public init(immediate: Double = 0.5, near: Double = 3.0, margin: Double = 0.1) {
+    public init(immediate: Double = 0.5, near: Double = 3.0, margin: Double = 0.1, dwell: Double = 2) {
         self.immediate = immediate
         self.near = near
         self.margin = margin
+        self.dwell = dwell
     }
 
     /// The zone thresholds as RSSI values for one measured power under `model`, so that zones can
@@ -92,4 +97,27 @@ public struct ZoneThresholds: Sendable, Hashable {
     public var nearIn: Double
     /// Readings at or below it give no distance (beyond ``DistanceModel/farthest``).
     public var farthest: Double
+}
+
+/// The zone a tracker reports: the zone after hysteresis, once a new one has held for
+/// ``ZoneBoundaries/dwell`` seconds. Changes to and from ``Zone/unknown`` are reported at once.
+struct ZoneDwell: Sendable {
+    /// The zone waiting to be reported, and since when it has been the followed zone.
+    private var candidate: Zone = .unknown
+    private var since = 0.0
+
+    /// The zone to report at `time`, given the one reported so far and the one followed now.
+    mutating func reported(_ reported: Zone, followed: Zone, at time: Double, dwell: Double) -> Zone {
+        if followed == reported || reported == .unknown || followed == .unknown || !(dwell > 0) {
+            candidate = .unknown
+            return followed
+        }
+        if followed != candidate {
+            candidate = followed
+            since = time
+        }
+        guard time - since >= dwell else { return reported }
+        candidate = .unknown
+        return followed
+    }
 }

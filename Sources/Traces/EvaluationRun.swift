@@ -65,12 +65,18 @@ public struct EvaluationRun: Sendable {
     public private(set) var pooled: PooledEvaluation
     /// The calibrated Nearplay's figures, pooled the same way.
     public private(set) var calibratedPool: PooledEvaluation
+    /// Whether ``add(_:presence:title:family:)`` counts Nearplay's zone changes on the
+    /// recording's still segments (``StillSegments``), into ``stillSegments``.
+    public let countsStillSegments: Bool
+    /// Per family, in the order families were first added: Nearplay's zone changes on still segments.
+    public private(set) var stillSegments: [(family: String, count: ZoneChangeCount)] = []
 
     /// `configuration` is Nearplay's (the command's ranging options); the baselines take only
     /// its presence settings.
     public init(configuration: RangingConfiguration, calibration: CalibrationSource = .none,
-                reportsPerRecording: Bool = false, plots: Bool = false) {
+                reportsPerRecording: Bool = false, plots: Bool = false, countsStillSegments: Bool = false) {
         self.configuration = configuration
+        self.countsStillSegments = countsStillSegments
         self.calibration = calibration
         self.reportsPerRecording = reportsPerRecording
         self.plots = plots
@@ -116,6 +122,16 @@ public struct EvaluationRun: Sendable {
                 result.reports.append(ModelReport(model: model.rawValue, report: report(events, presence: presence)))
             }
             if plots { Self.draw(events, model: model, into: &plot) }
+            if countsStillSegments, model == .nearplay {
+                var segments = StillSegments()
+                for (event, truth) in events { segments.add(event, truth: truth) }
+                let count = segments.finish()
+                if let index = stillSegments.firstIndex(where: { $0.family == family }) {
+                    stillSegments[index].count.add(count)
+                } else {
+                    stillSegments.append((family, count))
+                }
+            }
         }
         if calibration != .none {
             // A recording whose calibration was refused is scored as a user would then range: uncalibrated.
@@ -135,6 +151,29 @@ public struct EvaluationRun: Sendable {
         let calibrated = calibration == .none ? nil
             : Dictionary(uniqueKeysWithValues: calibratedPool.rows().map { ($0.family, $0.nearplay) })
         return FamilyTable(rows: pooled.rows(), calibrated: calibrated)
+    }
+
+    /// The lines `eval --walks` prints for the recordings: Nearplay's zone changes per hour on
+    /// their still segments, per family and over all.
+    public func stillSegmentLines() -> [String] {
+        var lines = [
+            String(format: "Zone changes on the recordings' still segments (truth unchanged for %g s or more, counted from %g s in):",
+                   MovementEvaluation.shortestStill, MovementEvaluation.settleAllowance),
+            "",
+            "| family | still hours | zone changes | per hour |",
+            "|---|---:|---:|---:|",
+        ]
+        func row(_ name: String, _ count: ZoneChangeCount) -> String {
+            "| \(name) | " + String(format: "%.2f | %d | ", count.hours, count.changes)
+                + (count.perHour.map { String(format: "%.1f", $0) } ?? "-") + " |"
+        }
+        var all = ZoneChangeCount()
+        for (family, count) in stillSegments {
+            all.add(count)
+            lines.append(row(family, count))
+        }
+        lines.append(row("all", all))
+        return lines
     }
 
     private func report(_ events: [(ProximityEvent, Double?)], presence: [PresenceWindow] = []) -> EvaluationReport {

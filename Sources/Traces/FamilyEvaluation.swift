@@ -10,6 +10,9 @@ public enum EvaluatedModel: String, Sendable, Hashable, CaseIterable {
     /// Plain log-distance with the free-space exponent.
     case logDistance2 = "log-distance-n2"
 
+    /// The baselines report a zone as soon as their hysteresis does, as AltBeacon's ranging would.
+    static let baselineZones = ZoneBoundaries(dwell: 0)
+
     /// The configuration this model replays with; presence as in `ours`, a range event at
     /// every sighting.
     public func configuration(ours: RangingConfiguration) -> RangingConfiguration {
@@ -19,10 +22,10 @@ public enum EvaluatedModel: String, Sendable, Hashable, CaseIterable {
             configuration = ours
         case .altBeacon:
             configuration = RangingConfiguration(filter: .altBeaconRunningAverage, distanceModel: .altBeaconCurve(.nexus5),
-                                                 presence: ours.presence)
+                                                 zones: Self.baselineZones, presence: ours.presence)
         case .logDistance2:
             configuration = RangingConfiguration(filter: .altBeaconRunningAverage, distanceModel: .logDistance(exponent: 2),
-                                                 presence: ours.presence)
+                                                 zones: Self.baselineZones, presence: ours.presence)
         }
         configuration.rangeInterval = 0
         return configuration

@@ -13,7 +13,10 @@ struct EvalCommand: ParsableCommand {
         two baselines on AltBeacon's 20 s trimmed running average: the AltBeacon library's Nexus 5 \
         curve, and log-distance n=2. Range events are taken at every sighting. Files are pooled by \
         family (the file name up to its first '-', see --group): a family's median is over all its \
-        range events. The table ends with which goals hold on which family.
+        range events. The table ends with which goals hold on which family. With --walks it also \
+        measures how the model follows movement: the settling time of a simulated walk (14 m to \
+        1.5 m at 1.5 m/s, then standing) at 10 Hz and 1 Hz advertising, and the zone changes per \
+        hour of beacons standing still, simulated and on the files' still segments.
         """
     )
 
@@ -22,7 +25,7 @@ struct EvalCommand: ParsableCommand {
     }
 
     @Argument(help: "Trace files with ground-truth distances (truth_m).")
-    var files: [String]
+    var files: [String] = []
 
     @Option(help: "How files are pooled: family (file name up to the first '-'), file, or all.")
     var group: Grouping = .family
@@ -39,10 +42,14 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write one SVG per recording into this folder: the estimate with its interval band, the baselines, the truth and the zones over time.", valueName: "dir"))
     var plot: String?
 
+    @Flag(help: "Also measure how Nearplay follows movement: settling after a simulated walk (10 Hz and 1 Hz, five seeds) and zone changes per hour of standing, simulated and on the files' still segments. Files are optional with it.")
+    var walks = false
+
     @OptionGroup var ranging: RangingOptions
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("Name at least one trace file with truth_m to evaluate.") }
+        guard !files.isEmpty || walks else { throw ValidationError("Name at least one trace file with truth_m to evaluate (or give --walks).") }
+        guard !(walks && json) else { throw ValidationError("--walks prints tables; leave out --json.") }
         guard spotShadowing >= 0, spotShadowing <= 30 else { throw ValidationError("--spot-shadowing must be between 0 and 30 dB.") }
     }
 
@@ -61,7 +68,7 @@ struct EvalCommand: ParsableCommand {
         }
         if let plot { try FileManager.default.createDirectory(atPath: plot, withIntermediateDirectories: true) }
         var evaluation = EvaluationRun(configuration: ranging.configuration, calibration: calibration,
-                                       reportsPerRecording: json, plots: plot != nil)
+                                       reportsPerRecording: json, plots: plot != nil, countsStillSegments: walks)
         for path in files {
             guard let trace = input.read(path) else { continue }
             let name = (path as NSString).lastPathComponent
@@ -92,7 +99,18 @@ struct EvalCommand: ParsableCommand {
                 StandardOutput.line(String(format: "Calibrated from %@: offset %+.1f dB, exponent %.2f, distances %@.", calibrateFrom ?? "",
                                            profile.rssiOffset, profile.exponent, profile.distances.map(DistanceText.measured).joined(separator: ", ")))
             }
-            for line in evaluation.table().lines() { StandardOutput.line(line) }
+            if !files.isEmpty {
+                for line in evaluation.table().lines() { StandardOutput.line(line) }
+            }
+        }
+        if walks {
+            let results = [0.1, 1].map { MovementEvaluation.simulate(configuration: ranging.configuration, interval: $0) }
+            if !files.isEmpty { StandardOutput.line("") }
+            for line in MovementEvaluation.lines(results) { StandardOutput.line(line) }
+            if !files.isEmpty {
+                StandardOutput.line("")
+                for line in evaluation.stillSegmentLines() { StandardOutput.line(line) }
+            }
         }
         try input.finish(offsets: ranging.configuration.receiverOffsets)
     }

@@ -6,7 +6,7 @@ import Traces
 /// The ranging choices shared by `replay`, `eval` and the live commands.
 struct RangingOptions: ParsableArguments {
     enum FilterName: String, ExpressibleByArgument, CaseIterable {
-        case kalman, arma, trimmed, none
+        case following, kalman, arma, trimmed, none
     }
 
     enum ModelName: String, ExpressibleByArgument, CaseIterable {
@@ -14,14 +14,20 @@ struct RangingOptions: ParsableArguments {
         case altbeacon
     }
 
-    @Option(help: "RSSI filter: \(FilterName.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var filter: FilterName = .kalman
+    @Option(help: "RSSI filter: \(FilterName.allCases.map(\.rawValue).joined(separator: ", ")) (following: the Kalman filter with a fast one beside it that restarts it when the beacon moves).")
+    var filter: FilterName = .following
 
     @Option(help: "Kalman process noise in dB² per second (how fast the true RSSI may drift).")
     var processNoise: Double = 0.2
 
     @Option(help: "Kalman measurement noise in dB² (the variance of one reading).")
     var measurementNoise: Double = 32
+
+    @Option(help: "Process noise of the following filter's fast Kalman filter, in dB² per second.")
+    var movingProcessNoise: Double = 20
+
+    @Option(help: ArgumentHelp("Seconds a new zone must hold before it is reported (0: at once).", valueName: "seconds"))
+    var zoneDwell: Double = 2
 
     @Option(help: "ARMA coefficient, 0 < c ≤ 1 (1 is no smoothing).")
     var armaCoefficient: Double = 0.1
@@ -82,6 +88,10 @@ struct RangingOptions: ParsableArguments {
         guard processNoise > 0, processNoise.isFinite, measurementNoise > 0, measurementNoise.isFinite else {
             throw ValidationError("--process-noise and --measurement-noise must be positive numbers.")
         }
+        guard filter != .following || (movingProcessNoise > processNoise && movingProcessNoise.isFinite) else {
+            throw ValidationError("--moving-process-noise must be a number larger than --process-noise.")
+        }
+        guard zoneDwell >= 0, zoneDwell <= 60 else { throw ValidationError("--zone-dwell must be between 0 and 60 seconds.") }
         guard armaCoefficient > 0, armaCoefficient <= 1 else { throw ValidationError("--arma-coefficient must be in (0, 1].") }
         guard averageWindow > 0, averageWindow <= 3600 else { throw ValidationError("--average-window must be between 0 and 3600 seconds.") }
         guard exponent >= 0.5, exponent <= 10 else { throw ValidationError("--exponent must be between 0.5 and 10; indoors it is usually between 1.6 and 3.5.") }
@@ -95,6 +105,7 @@ struct RangingOptions: ParsableArguments {
 
     var configuration: RangingConfiguration {
         let filterKind: RSSIFilterKind = switch filter {
+        case .following: .following(processNoise: processNoise, measurementNoise: measurementNoise, movingProcessNoise: movingProcessNoise)
         case .kalman: .kalman(processNoise: processNoise, measurementNoise: measurementNoise)
         case .arma: .arma(coefficient: armaCoefficient)
         case .trimmed: .trimmedMean(window: averageWindow, trim: 0.1)
@@ -106,7 +117,7 @@ struct RangingOptions: ParsableArguments {
         }
         let offsets: (all: Double, byReceiver: [Receiver: Double]) = (try? offsets()) ?? (0, [:])
         let configuration = RangingConfiguration(filter: filterKind, distanceModel: distanceModel, rssiOffset: offsets.all,
-                                    receiverOffsets: offsets.byReceiver,
+                                    receiverOffsets: offsets.byReceiver, zones: ZoneBoundaries(dwell: zoneDwell),
                                     presence: PresenceConfiguration(minimumTimeout: minExitTimeout, maximumTimeout: maxExitTimeout),
                                     rangeInterval: rangeInterval)
         return ((try? storedProfile()) ?? nil).map { $0.applied(to: configuration) } ?? configuration
