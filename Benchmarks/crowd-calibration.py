@@ -35,6 +35,7 @@ What is identifiable (and what this prints, 10 rooms, Benchmarks/ranging.md has 
     positions from 66 pair losses at once, which the flat model here does not attempt).
 
 Usage: python3 Benchmarks/crowd-calibration.py [seeds]   (numpy only; about 40 s for 10)
+       python3 Benchmarks/crowd-calibration.py --recordings ../shared/data/traces
 Variants, each over `seeds` rooms, print offset errors (t + g, t, g), exponent error and the
 one-way median error calibrated / uncalibrated, scored on a separate still snapshot.
 """
@@ -221,6 +222,110 @@ def main():
               f"{np.median(sum_sd):7.2f} {100 * np.mean(inside):4.0f}% {np.median(n_err):7.2f}/{np.max(n_err):5.2f}"
               f" {np.median(n_sd):5.2f} {np.median(ratios):5.2f}")
 
+# Real recordings (../shared/data/traces). Only two families have the same two devices hearing
+# each other both ways: NIST (Raspberry Pi A <-> B, one session, shared clock) and pcng (phone
+# pairs gryphonelab <-> HTC One M9 in four body positions, ASUS <-> N8 in two). HERALD's four
+# files are four different phone pairs, each heard one way only: no difference, no shared device.
+# Every file's own measured power is that direction's 1 m median, which already absorbs its
+# t_B + g_A, so here every device is taken to advertise the same nominal -59 dBm instead and the
+# offsets are the solve's to find. Halves: each distance block's first half of readings solves,
+# its second half scores (one-way, a running mean of 10 readings, as a filter would).
+TWO_WAY = {"nist": [("nist-rpi3-a", "nist-rpi3-b")]}
+for body in ("hh", "hp", "pp", "bb"):
+    TWO_WAY[f"pcng-{body}"] = [(f"pcng-{body}-gryphonelab", f"pcng-{body}-htconem9")]
+for body in ("hb", "pb"):
+    TWO_WAY[f"pcng-{body}"] = [(f"pcng-{body}-asusz00ad", f"pcng-{body}-n8")]
+ONE_WAY = ["herald-pixel2", "herald-iphone6splus", "herald-galaxya10", "herald-iphone5s"]
+
+
+def load(folder, name):
+    import json
+    lines = open(f"{folder}/{name}.jsonl").read().splitlines()
+    blocks = {}
+    for line in lines[1:]:
+        row = json.loads(line)
+        if row["truth_m"] >= 0.2:
+            blocks.setdefault(row["truth_m"], []).append(row["rssi"] - NOMINAL)
+    halves = {d: (np.array(v[: len(v) // 2]), np.array(v[len(v) // 2:])) for d, v in blocks.items() if len(v) >= 4}
+    return halves
+
+
+def fit_pair(directions, known_distance=True, shadowing=6.0, huber=1.5):
+    """directions: [(listener, speaker, {d: (solve half, score half)})] over devices 0, 1.
+    Returns [t0, g0, t1, g1, n] and the covariance."""
+    rows, rhs, var = [], [], []
+    def eq(coef, value, variance):
+        row = np.zeros(5)
+        for i, c in coef:
+            row[i] += c
+        rows.append(row); rhs.append(value); var.append(variance)
+    fw = {d: h[0] for d, h in directions[0][2].items()}
+    bw = {d: h[0] for d, h in directions[1][2].items()} if len(directions) > 1 else {}
+    for d, a in fw.items():
+        x = 10 * np.log10(d)
+        if d in bw:
+            b = bw[d]
+            # device 0 hears 1 (a) and 1 hears 0 (b): a - b = (t1 - g1) - (t0 - g0)
+            eq([(2, 1), (3, -1), (0, -1), (1, 1)], np.median(a) - np.median(b), 16 / len(a) + 16 / len(b) + 1)
+            if known_distance:
+                eq([(0, 1), (1, 1), (2, 1), (3, 1), (4, -2 * x)], np.median(a) + np.median(b),
+                   16 / len(a) + 16 / len(b) + 4 * shadowing**2)
+        elif known_distance:
+            eq([(2, 1), (1, 1), (4, -x)], np.median(a), 16 / len(a) + shadowing**2)
+    A, y, v = np.array(rows), np.array(rhs), np.array(var)
+    prior_mean = np.array([0, 0, 0, 0, 2.8]); prior_sd = np.array([6, 6, 6, 6, 0.5])
+    w = np.ones(len(y))
+    for _ in range(30):
+        H = A.T @ (A * (w / v)[:, None]) + np.diag(1 / prior_sd**2)
+        x = np.linalg.solve(H, A.T @ (w / v * y) + prior_mean / prior_sd**2)
+        z = np.abs(y - A @ x) / np.sqrt(v)
+        w_new = np.where(z <= huber, 1.0, huber / np.maximum(z, 1e-12))
+        if np.allclose(w_new, w, atol=1e-4):
+            break
+        w = w_new
+    return x, np.linalg.inv(H)
+
+
+def one_way_error(blocks, bias, n):
+    errors = []
+    for d, (_, scored) in blocks.items():
+        running = np.convolve(scored, np.ones(10) / 10, mode="valid") if len(scored) >= 10 else scored
+        errors += list(np.abs(10 ** (-(running - bias) / (10 * n)) - d))
+    return np.median(errors)
+
+
+def recordings(folder):
+    print("two-way recordings: each direction's (t_B + g_A) and n solved on the first half of every distance block;")
+    print("one-way median error on the second halves; 'differences' = the t - g difference alone (distances unknown)")
+    print(f"{'set':9s} {'difference by distance, dB (median, spread)':>44s} {'n':>10s} {'uncal m':>8s} {'1 m cal m':>9s} {'solved m':>8s} {'ratio':>5s} {'diff only':>9s}")
+    for family, pairs in TWO_WAY.items():
+        for first, second in pairs:
+            a, b = load(folder, first), load(folder, second)  # a: file 1 (device 0 hears 1), b: device 1 hears 0
+            both = sorted(set(a) & set(b))
+            per_distance = np.array([np.median(a[d][0]) - np.median(b[d][0]) for d in both])
+            x, cov = fit_pair([(0, 1, a), (1, 0, b)])
+            xd, _ = fit_pair([(0, 1, a), (1, 0, b)], known_distance=False)
+            uncal = np.median([one_way_error(a, 0, 2.8), one_way_error(b, 0, 2.8)])
+            # the recordings' own calibration: the 1 m median of each direction (the file's measured power)
+            own = np.median([one_way_error(a, np.median(np.concatenate(a[1.0])) if 1.0 in a else 0, 2.8),
+                             one_way_error(b, np.median(np.concatenate(b[1.0])) if 1.0 in b else 0, 2.8)])
+            solved = np.median([one_way_error(a, x[2] + x[1], x[4]), one_way_error(b, x[0] + x[3], x[4])])
+            diff_only = np.median([one_way_error(a, xd[2] + xd[1], 2.8), one_way_error(b, xd[0] + xd[3], 2.8)])
+            print(f"{family:9s} {np.median(per_distance):+27.1f} {np.max(per_distance) - np.min(per_distance):6.1f} ({len(both):2d} d)"
+                  f" {x[4]:4.2f}±{np.sqrt(cov[4, 4]):3.2f} {uncal:8.2f} {own:9.2f} {solved:8.2f} {solved / uncal:5.2f} {diff_only:9.2f}")
+    print("one-way recordings (HERALD): only t_B + g_A of each pair and n, as a site calibration at every distance")
+    for name in ONE_WAY:
+        a = load(folder, name)
+        x, cov = fit_pair([(0, 1, a)])
+        uncal = one_way_error(a, 0, 2.8)
+        own = one_way_error(a, np.median(np.concatenate(a[1.0])), 2.8)
+        solved = one_way_error(a, x[2] + x[1], x[4])
+        print(f"{name:22s} n {x[4]:4.2f}±{np.sqrt(cov[4, 4]):3.2f}  uncalibrated {uncal:5.2f} m  1 m calibration {own:5.2f} m"
+              f"  solved {solved:5.2f} m  ratio {solved / uncal:4.2f}")
+
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--recordings":
+        recordings(sys.argv[2])
+    else:
+        main()
