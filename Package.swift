@@ -286,7 +286,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "nearplay-air-bench",
-            dependencies: ["Radio", "BeaconFrames", "AirBenchmarkSupport", "Spawn"],
+            dependencies: ["Radio", "Ranging", "BeaconFrames", "AirBenchmarkSupport", "Spawn"],
             path: "Benchmarks/AirBenchmark"
         ),
         .executableTarget(

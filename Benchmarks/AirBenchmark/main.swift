@@ -11,9 +11,15 @@
 // `nearplay-air-bench two-way [seeds]` instead runs the two-way ranging experiment in process
 // (AirBenchmarkSupport.TwoWayAirExperiment): 12 players in an 8 m room, device offsets up to ±8 dB, under
 // both offset models, and prints the one-way and two-way median errors over `seeds` rooms.
+//
+// `nearplay-air-bench crowd [seeds]` runs crowd calibration (AirBenchmarkSupport.CrowdAirExperiment):
+// 12 players with transmit and receive offsets each up to ±8 dB mingle for 10 minutes in an 8 m room
+// of unknown exponent (2–3.5), alone, with an anchor, or with four location beacons at known spots,
+// and prints the offset and exponent errors and the one-way median error calibrated / uncalibrated.
 import AirBenchmarkSupport
 import Foundation
 import Radio
+import Ranging
 import Spawn
 import Synchronization
 
@@ -32,6 +38,66 @@ if CommandLine.arguments.dropFirst().first == "two-way" {
         print(String(format: "RESULT two_way offsets=%@ pairs=%d one_way_median_m=%.2f two_way_median_m=%.2f ratio=%.2f two_way_interval_coverage=%.2f",
                      model.rawValue, pairs.count, result.oneWayMedianError ?? -1, result.twoWayMedianError ?? -1, result.ratio ?? -1,
                      Double(covered) / Double(max(1, pairs.count))))
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.dropFirst().first == "crowd" {
+    let seeds = CommandLine.arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 10
+    let spots = [(0.5, 0.5), (2.0, 0.5), (7.5, 0.5), (7.5, 7.5)].map { CrowdAirExperiment.Spot(x: $0.0, y: $0.1) }
+    var variants: [(name: String, experiment: CrowdAirExperiment)] = []
+    var players = CrowdAirExperiment()
+    variants.append(("players", players))
+    players.anchors = 1
+    variants.append(("players+anchor", players))
+    var withBeacons = CrowdAirExperiment()
+    withBeacons.beacons = spots
+    variants.append(("players+4beacons-known", withBeacons))
+    // The simulated air has no lasting shadowing; the solve's default prior assumes 6 dB per path.
+    withBeacons.options.prior.shadowing = 1
+    variants.append(("players+4beacons-known-shadowing1", withBeacons))
+    withBeacons.anchors = 1
+    withBeacons.options.prior.shadowing = 6
+    variants.append(("players+anchor+4beacons-known", withBeacons))
+    withBeacons.options.prior.shadowing = 1
+    variants.append(("players+anchor+4beacons-known-shadowing1", withBeacons))
+    for (name, template) in variants {
+        var sums: [Double] = [], transmits: [Double] = [], receives: [Double] = [], exponents: [Double] = []
+        var sumErrors: [Double] = [], exponentErrors: [Double] = [], ratios: [Double] = [], covered = 0, total = 0
+        var uncalibrated: [Double] = [], calibrated: [Double] = []
+        let clock = ContinuousClock()
+        let start = clock.now
+        for seed in 1...max(1, seeds) {
+            var experiment = template
+            experiment.seed = seed
+            let outcome = experiment.run()
+            sums += outcome.sumErrors
+            transmits += outcome.transmitErrors
+            receives += outcome.receiveErrors
+            if let error = outcome.exponentError, let site = outcome.solution.sites[""] {
+                exponents.append(error)
+                exponentErrors.append(site.exponentError)
+                total += 1
+                if error <= 2 * site.exponentError { covered += 1 }
+            }
+            for (index, error) in outcome.sumErrors.enumerated() {
+                let published = outcome.solution.devices[CrowdAirExperiment.name(index + outcome.anchors)]?.sumError ?? 0
+                sumErrors.append(published)
+                total += 1
+                if error <= 2 * published { covered += 1 }
+            }
+            if let ratio = outcome.ratio { ratios.append(ratio) }
+            uncalibrated += outcome.oneWayUncalibratedErrors
+            calibrated += outcome.oneWayCalibratedErrors
+        }
+        let elapsed = start.duration(to: clock.now)
+        print(String(format: "RESULT crowd variant=%@ rooms=%d sum_error_median_db=%.2f sum_error_max_db=%.2f transmit_error_max_db=%.2f receive_error_max_db=%.2f sum_se_median_db=%.2f exponent_error_median=%.2f exponent_error_max=%.2f exponent_se_median=%.2f within_2se=%.2f one_way_ratio_median=%.2f one_way_ratio_max=%.2f one_way_median_m=%.2f calibrated_median_m=%.2f pooled_ratio=%.2f seconds=%.1f",
+                     name, seeds, Calibration.median(sums) ?? -1, sums.max() ?? -1, transmits.max() ?? -1, receives.max() ?? -1,
+                     Calibration.median(sumErrors) ?? -1, Calibration.median(exponents) ?? -1, exponents.max() ?? -1,
+                     Calibration.median(exponentErrors) ?? -1, Double(covered) / Double(max(1, total)),
+                     Calibration.median(ratios) ?? -1, ratios.max() ?? -1, Calibration.median(uncalibrated) ?? -1,
+                     Calibration.median(calibrated) ?? -1, (Calibration.median(calibrated) ?? 0) / (Calibration.median(uncalibrated) ?? 1),
+                     Double(elapsed.components.seconds)))
     }
     exit(0)
 }
