@@ -103,7 +103,7 @@ func drive(_ a: Player, _ b: Player, everyone: [Player], baseURL: String, seed: 
                 // answer (a pair shares one game at a time, as the rules say).
                 let plan = current.rounds[round - 1]
                 let score = Int(random.next() % 1000)
-                guard let recording = SyntheticRecording.scoring(score, game: plan.game.rawValue, duration: plan.duration, signalTime: plan.signalTime) else {
+                guard let recording = SyntheticRecording.scoring(score, game: plan.game.name, duration: plan.duration, signalTime: plan.signalTime) else {
                     throw SoakError("no \(plan.game) recording scores \(score)")
                 }
                 let updated = try await client.submitScore(game: current.id, round: round, score: score, recording: recording,

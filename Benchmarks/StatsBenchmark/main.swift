@@ -114,7 +114,7 @@ percentiles("statistics of a player", statisticsTimes)
 // Result submissions: one-round games where the opponent has scored; the measured call finishes
 // them. Screamer (5 s, 100 level windows: the load test's rounds) and Statue (10 s of accelerometer
 // samples, the largest recordings): the lobby verifies and stores every recording first.
-for (minigame, duration, seed) in [("screamer", 5.0, UInt64(7)), ("statue", 10.0, UInt64(8))] {
+for (minigame, duration, seed) in [(MinigameName.screamer, 5.0, UInt64(7)), (MinigameName.statue, 10.0, UInt64(8))] {
     let games = try await store.benchmarkOpenGames(count: options.submissions, among: ids, minigame: minigame, duration: duration, seed: seed)
     let recordings = try (0..<20).map { index -> (Int, RoundRecording) in
         let score = 50 * index + 7

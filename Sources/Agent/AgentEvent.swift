@@ -1,6 +1,7 @@
 import BeaconFrames
 import Foundation
 import LobbyClient
+import Minigames
 import Ranging
 import Synchronization
 import SystemSupport
@@ -28,9 +29,9 @@ public enum AgentEvent: Sendable, Equatable {
     case gameStarted(game: Int64?, plan: String?, at: Date = Date())
     case gameCancelled(game: Int64?, at: Date = Date())
     /// A round is about to be played on this device: its instructions and the countdown.
-    case roundStarting(Contest, round: Int, minigame: LobbyMinigame, instructions: String, at: Date = Date())
+    case roundStarting(Contest, round: Int, minigame: MinigameName, instructions: String, at: Date = Date())
     /// This device played a round and queued its score.
-    case roundPlayed(Contest, round: Int, minigame: LobbyMinigame, score: Int, at: Date = Date())
+    case roundPlayed(Contest, round: Int, minigame: MinigameName, score: Int, at: Date = Date())
     case roundFinished(game: Int64?, round: Int?, scores: [String: Int]?, winner: String?, at: Date = Date())
     case gameFinished(game: Int64?, winner: String?, at: Date = Date())
     case unlocked(player: String?, persistent: Bool?, at: Date = Date())
@@ -347,7 +348,7 @@ extension AgentEvent: Codable {
             if let tournament = try id(.tournament) { return .tournament(tournament) }
             return .game(try c.decode(Int64.self, forKey: .game))
         }
-        func minigame() throws -> LobbyMinigame { try c.decode(LobbyMinigame.self, forKey: .minigame) }
+        func minigame() throws -> MinigameName { try c.decode(MinigameName.self, forKey: .minigame) }
         let kind = try c.decode(Kind.self, forKey: .kind)
         switch kind {
         case .playerNearby, .playerMoved:

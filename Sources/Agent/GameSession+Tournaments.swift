@@ -1,10 +1,11 @@
 import Foundation
 import LobbyClient
+import Minigames
 
 /// A tournament round this device played, as `join` answers it.
 public struct TournamentRoundReport: Codable, Sendable, Equatable {
     public var round: Int
-    public var minigame: String
+    public var minigame: MinigameName
     public var score: Int
     /// The idempotency key the score was queued under.
     public var key: String
@@ -41,12 +42,12 @@ extension GameSession {
         for round in entry.rounds.sorted(by: { $0.n < $1.n }) where round.score == nil {
             let setting = "played:tournament:\(id):\(round.n)"
             if ((try? store.setting(setting)) ?? nil) != nil { continue }
-            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game, duration: round.duration, signalTime: round.signalTime)
+            let plan = RoundPlanned(game: id, round: round.n, minigame: round.game.name, duration: round.duration, signalTime: round.signalTime)
             let result = try await playAnnounced(plan, tournament: id)
             let key = try await outbox.enqueue(.tournamentScore(tournament: id, round: round.n, score: result.score, recording: result.recording),
                                                alsoSetting: (setting, "queued"))
-            events.publish(.roundPlayed(.tournament(id), round: round.n, minigame: round.game, score: result.score))
-            played.append(TournamentRoundReport(round: round.n, minigame: round.game.rawValue, score: result.score, key: key))
+            events.publish(.roundPlayed(.tournament(id), round: round.n, minigame: round.game.name, score: result.score))
+            played.append(TournamentRoundReport(round: round.n, minigame: round.game.name, score: result.score, key: key))
         }
         return TournamentReport(tournament: id, entry: entry, played: played)
     }

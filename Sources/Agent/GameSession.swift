@@ -8,7 +8,7 @@ public struct RoundPlanned: Sendable, Equatable {
     /// The game, or the tournament, the round belongs to.
     public var game: Int64
     public var round: Int
-    public var minigame: LobbyMinigame
+    public var minigame: MinigameName
     /// Seconds the round lasts, when the lobby said; else the game's own length.
     public var duration: Double?
     /// Quickdraw: when the signal comes, as the lobby issued it.
@@ -37,7 +37,7 @@ public protocol RoundPlaying: Sendable {
 public struct RoundReport: Codable, Sendable, Equatable {
     public var game: Int64
     public var round: Int
-    public var minigame: String
+    public var minigame: MinigameName
     public var score: Int
     /// The idempotency key the score was queued under.
     public var key: String
@@ -106,14 +106,14 @@ public actor GameSession {
             logger.notice("the lobby is unreachable (\(error)); playing round \(round.n) of game \(id) on the plan it gave, the score waits in the queue")
             next = round
         }
-        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game, duration: next.duration, signalTime: next.signalTime)
+        let plan = RoundPlanned(game: id, round: next.n, minigame: next.game.name, duration: next.duration, signalTime: next.signalTime)
         let result = try await playAnnounced(plan)
         // The score and the note that the round was played are committed together: a crash
         // between them can neither lose the score nor play the round again.
         let key = try await outbox.enqueue(.score(game: id, round: next.n, score: result.score, recording: result.recording),
                                            alsoSetting: ("played:\(id):\(next.n)", "queued"))
-        events.publish(.roundPlayed(.game(id), round: next.n, minigame: next.game, score: result.score))
-        return RoundReport(game: id, round: next.n, minigame: next.game.rawValue, score: result.score, key: key)
+        events.publish(.roundPlayed(.game(id), round: next.n, minigame: next.game.name, score: result.score))
+        return RoundReport(game: id, round: next.n, minigame: next.game.name, score: result.score, key: key)
     }
 
     /// Plays every round of `game` still ours to play, one after the other (the `autoPlay`
@@ -132,7 +132,7 @@ public actor GameSession {
     /// Announces `plan` (a `round_starting` event with the game's instructions), waits out the
     /// countdown and plays it. `tournament`: the round is one of that tournament's, not a game's.
     func playAnnounced(_ plan: RoundPlanned, tournament: Int64? = nil) async throws(AgentError) -> PlayedRound {
-        let instructions = MinigameCatalog.game(named: plan.minigame.rawValue).map { "\($0.instructions) (\(Int($0.duration)) s)" }
+        let instructions = MinigameCatalog.game(named: plan.minigame).map { "\($0.instructions) (\(Int($0.duration)) s)" }
         let countdown = player.countdown
         events.publish(.roundStarting(tournament.map { .tournament($0) } ?? .game(plan.game), round: plan.round, minigame: plan.minigame,
                                       instructions: (instructions ?? plan.minigame.rawValue) + (countdown > 0 ? ", starting in \(Int(countdown)) s" : "")))

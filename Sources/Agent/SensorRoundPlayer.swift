@@ -23,7 +23,7 @@ public struct SensorRoundPlayer: RoundPlaying {
     }
 
     /// The setup for one game: the recorded inputs of that game where the folder has them.
-    public func setup(for game: String) throws(AgentError) -> SensorSetup {
+    public func setup(for game: MinigameName) throws(AgentError) -> SensorSetup {
         guard let recordings else { return sensors }
         var setup = sensors
         let accel = recordings + "/\(game).jsonl", audio = recordings + "/\(game).raw"
@@ -39,7 +39,7 @@ public struct SensorRoundPlayer: RoundPlaying {
     public var countdown: Double { recordings == nil ? 3 : 0 }
 
     public func play(_ round: RoundPlanned) async throws -> PlayedRound {
-        guard let game = MinigameCatalog.game(named: round.minigame.rawValue) else {
+        guard let game = MinigameCatalog.game(named: round.minigame) else {
             throw AgentError("The lobby proposed \(round.minigame.rawValue.debugDescription), a game this agent does not know; update nearplay.", code: "unknownGame")
         }
         let plan = RoundPlan(duration: round.duration ?? game.duration, signalTime: round.signalTime)

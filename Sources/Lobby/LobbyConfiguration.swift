@@ -26,7 +26,7 @@ public struct LobbyConfiguration: Sendable {
     public var roundsPerGame: Int
     /// The minigames rounds are drawn from: names of ``MinigameCatalog`` (checked by
     /// ``validated()``, which every store does when it opens).
-    public var enabledMinigames: [String]
+    public var enabledMinigames: [MinigameName]
     /// How long a session token stays valid, in seconds.
     public var sessionLifetime: TimeInterval
     /// The bcrypt cost of password hashes (4…31; each step doubles the work).
@@ -88,7 +88,7 @@ public struct LobbyConfiguration: Sendable {
         encounterWindow: TimeInterval = 10 * 60,
         statisticsSpan: TimeInterval = 30 * 24 * 3600,
         roundsPerGame: Int = 3,
-        enabledMinigames: [String] = MinigameCatalog.names,
+        enabledMinigames: [MinigameName] = MinigameCatalog.names,
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         bcryptCost: UInt8 = 12,
         maximumPhotoBytes: Int = 512 * 1024,
@@ -153,18 +153,21 @@ public struct LobbyConfiguration: Sendable {
 
     /// The catalog's names for `names` (case-insensitive, duplicates dropped), or an error naming
     /// the first unknown one.
-    public static func minigames(_ names: [String]) throws -> [String] {
-        var known: [String] = []
+    public static func minigames(_ names: [MinigameName]) throws -> [MinigameName] {
+        var known: [MinigameName] = []
         for name in names {
             guard let game = MinigameCatalog.game(named: name) else {
                 throw LobbyError.invalid("enabledMinigames",
-                    "there is no minigame called \"\(name)\"; the minigames are \(MinigameCatalog.names.joined(separator: ", ")).")
+                    "there is no minigame called \"\(name)\"; the minigames are \(Self.catalogNames).")
             }
             if !known.contains(game.name) { known.append(game.name) }
         }
         guard !known.isEmpty else {
-            throw LobbyError.invalid("enabledMinigames", "enable at least one of \(MinigameCatalog.names.joined(separator: ", ")).")
+            throw LobbyError.invalid("enabledMinigames", "enable at least one of \(Self.catalogNames).")
         }
         return known
     }
+
+    /// The catalog's names as a sentence lists them: `screamer, shaker, statue, quickdraw`.
+    private static var catalogNames: String { MinigameCatalog.names.map(\.rawValue).joined(separator: ", ") }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LobbyDatabase
+import Minigames
 
 extension LobbyStore {
     /// A board must have at least this many players for a top-3 place on it to count.
@@ -40,7 +41,7 @@ extension LobbyStore {
             measures[AchievementCatalog.tournamentWin.id] = try totals.get(3, as: Int.self)
         }
         for row in try db.fetchAll("SELECT minigame, wins FROM minigameWins WHERE playerId = ?", player) {
-            measures[AchievementCatalog.wins(try row.get(0, as: String.self)).id] = try row.get(1, as: Int.self)
+            measures[AchievementCatalog.wins(try row.get(0, as: MinigameName.self)).id] = try row.get(1, as: Int.self)
         }
         measures[AchievementCatalog.collector.id] =
             try db.fetchValue(Int.self, "SELECT unlocked FROM unlockCount WHERE playerId = ?", player) ?? 0

@@ -28,7 +28,7 @@ public struct FlagClearance: Sendable, Equatable {
 extension LobbyStore {
     /// Records a verified score in the player's history and flags the player when the history
     /// now says its recordings are made up (``ScoreScrutiny``). Inside the score's transaction.
-    func recordEvidence(_ context: inout WriteContext, player: Int64, minigame: String, score: Int, unfingerprinted: String?) throws {
+    func recordEvidence(_ context: inout WriteContext, player: Int64, minigame: MinigameName, score: Int, unfingerprinted: String?) throws {
         let db = context.db
         try db.execute("INSERT INTO scoreEvidence (playerId, minigame, score, unfingerprinted, at) VALUES (?, ?, ?, ?, ?)",
                        player, minigame, score, unfingerprinted, context.now.unixTime)
@@ -39,7 +39,7 @@ extension LobbyStore {
             ORDER BY id DESC LIMIT ?
             """, player, player, scrutiny.window)
         let history = try rows.reversed().map {
-            ScoreScrutiny.Entry(minigame: try $0.get(0, as: String.self), score: try $0.get(1, as: Int.self),
+            ScoreScrutiny.Entry(minigame: try $0.get(0, as: MinigameName.self), score: try $0.get(1, as: Int.self),
                                 unfingerprinted: try $0.get(2, as: String?.self))
         }
         for finding in scrutiny.findings(history) {

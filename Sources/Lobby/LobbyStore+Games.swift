@@ -189,7 +189,7 @@ extension LobbyStore {
     /// signal time).
     func drawMinigames() throws -> [(minigame: any Minigame, plan: RoundPlan)] {
         var system = SystemRandomNumberGenerator()
-        var deck: [String] = []
+        var deck: [MinigameName] = []
         var drawn: [(minigame: any Minigame, plan: RoundPlan)] = []
         for _ in 1...max(1, configuration.roundsPerGame) {
             if deck.isEmpty { deck = configuration.enabledMinigames.shuffled(using: &system) }

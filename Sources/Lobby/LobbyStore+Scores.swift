@@ -117,7 +117,7 @@ extension LobbyStore {
         try checkRevealed(claimed, terms: terms, of: what)
         guard recording.game == round.minigame else {
             throw LobbyError(.refused, .scoreRefused,
-                "The recording is of \(recording.game.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
+                "The recording is of \(recording.game.rawValue.debugDescription), but round \(round.n) of \(what) is \(round.minigame).")
         }
         var verified = recording
         verified.calibration = calibration ?? SensorCalibration()

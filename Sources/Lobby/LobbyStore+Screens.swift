@@ -1,5 +1,6 @@
 import Foundation
 import LobbyDatabase
+import Minigames
 
 /// What a location's big screen shows (the web view's `/locations/{id}`): public to anyone who can
 /// reach the lobby, so it holds usernames and numbers only, never a name, an identity or a contact.
@@ -14,7 +15,7 @@ public struct LocationScreen: Codable, Sendable, Equatable {
         public var id: Int64
         public var period: TournamentPeriod
         public var endsAt: Date
-        public var minigames: [String]
+        public var minigames: [MinigameName]
         public var entries: Int
         /// The best ``LocationScreen/boardLength`` entries, best first.
         public var standings: [TournamentStanding]
@@ -24,7 +25,7 @@ public struct LocationScreen: Codable, Sendable, Equatable {
     /// record of when a player was there).
     public struct Round: Codable, Sendable, Equatable {
         public var player: String
-        public var minigame: String
+        public var minigame: MinigameName
         public var score: Int
         public var period: TournamentPeriod
     }
@@ -92,7 +93,7 @@ extension LobbyStore {
                 """, id, LocationScreen.latestResults).compactMap { row -> LocationScreen.Round? in
                 guard let player = try row.get(0, as: String?.self) else { return nil }
                 return LocationScreen.Round(
-                    player: player, minigame: try row.get(1, as: String.self), score: try row.get(2, as: Int.self),
+                    player: player, minigame: try row.get(1, as: MinigameName.self), score: try row.get(2, as: Int.self),
                     period: TournamentPeriod(rawValue: try row.get(3, as: String.self)) ?? .daily)
             }
             return LocationScreen(

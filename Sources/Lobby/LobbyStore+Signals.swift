@@ -44,7 +44,7 @@ extension LobbyStore {
                 throw LobbyError(.notFound, .roundNotFound, "Game \(id) has no round \(n).")
             }
             guard let delay = try round.get(1, as: Double?.self) else {
-                throw LobbyError.noSignal(round: n, minigame: try round.get(0, as: String.self), of: "game \(id)")
+                throw LobbyError.noSignal(round: n, minigame: try round.get(0, as: MinigameName.self), of: "game \(id)")
             }
             if let at = try db.fetchValue(Double.self, "SELECT revealedAt FROM signalReveal WHERE gameId = ? AND n = ? AND playerId = ?",
                                           id, n, playerId) {
@@ -78,7 +78,7 @@ extension LobbyStore {
                 throw LobbyError(.forbidden, .notEntered, "You have not joined tournament \(id), or it has no round \(n): join it before playing its rounds.")
             }
             guard let delay = try row.get(1, as: Double?.self) else {
-                throw LobbyError.noSignal(round: n, minigame: try row.get(0, as: String.self), of: "tournament \(id)")
+                throw LobbyError.noSignal(round: n, minigame: try row.get(0, as: MinigameName.self), of: "tournament \(id)")
             }
             if let at = try row.get(2, as: Double?.self) {
                 return SignalReveal(round: n, signalTime: delay, revealedAt: Date(timeIntervalSince1970: at))
@@ -95,7 +95,7 @@ extension LobbyStore {
     /// (`signalNotRevealed`): a reaction counts only to a signal shown. Checked before verifying,
     /// so a guessed signal is refused as such. Other games, and a claim of 0, pass.
     func checkRevealed(_ claimed: Int, terms: VerificationTerms, of what: String) throws {
-        guard terms.round.minigame == Quickdraw().name, claimed > 0, terms.round.signalTime != nil, terms.revealedAt == nil else { return }
+        guard terms.round.minigame == .quickdraw, claimed > 0, terms.round.signalTime != nil, terms.revealedAt == nil else { return }
         logger.info("Score refused in round \(terms.round.n) of \(what): the signal was never revealed")
         throw LobbyError(.refused, .signalNotRevealed, """
             Round \(terms.round.n) of \(what) is a quickdraw whose signal you never asked for: its time is revealed when \
@@ -109,7 +109,7 @@ extension LobbyStore {
     /// cannot come after the score that reports it. Reactions faster than a person's (0.1 s)
     /// already score 0 (``Minigames/Quickdraw``). Other games, and a score of 0, pass.
     func checkReaction(_ score: GameScore, terms: VerificationTerms, of what: String) throws {
-        guard terms.round.minigame == Quickdraw().name, score.score > 0, let signal = terms.round.signalTime,
+        guard terms.round.minigame == .quickdraw, score.score > 0, let signal = terms.round.signalTime,
               let revealedAt = terms.revealedAt else { return }
         let reaction = score.details["reaction_s"] ?? 0
         let elapsed = terms.now.timeIntervalSince(revealedAt) - signal
@@ -125,7 +125,7 @@ extension LobbyStore {
 }
 
 extension LobbyError {
-    static func noSignal(round n: Int, minigame: String, of what: String) -> LobbyError {
+    static func noSignal(round n: Int, minigame: MinigameName, of what: String) -> LobbyError {
         LobbyError(.conflict, .noSignal, "Round \(n) of \(what) is \(minigame), which has no signal: play it on its plan.")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LobbyDatabase
+import Minigames
 
 extension LobbyStore {
     /// How many local days the statistics chart covers, today included.
@@ -72,7 +73,7 @@ extension LobbyStore {
             guard let record = try Query.player(db, id: player), record.deletedAt == nil else { continue }
             let outcome = GameOutcome(player: player, winner: winner)
             var roundsWon = 0
-            var minigameWins: [String: Int] = [:]
+            var minigameWins: [MinigameName: Int] = [:]
             for (round, scores) in zip(rounds, roundScores) where GameEvaluation.roundWinner(scores) == player {
                 roundsWon += 1
                 minigameWins[round.minigame, default: 0] += 1
@@ -189,7 +190,7 @@ extension LobbyStore {
             SELECT r.minigame, r.score, r.playerId, r.at, p.username FROM minigameRecord r JOIN player p ON p.id = r.playerId ORDER BY r.minigame
             """).map { row in
             PlayerStatistics.Record(
-                minigame: try row.get(0, as: String.self), score: try row.get(1, as: Int.self),
+                minigame: try row.get(0, as: MinigameName.self), score: try row.get(1, as: Int.self),
                 holder: try row.get(4, as: String?.self) ?? DeletedPlayer.name(id: row.get(2, as: Int64.self)),
                 at: try row.requiredDate(atIndex: 3, "at"))
         }

@@ -213,7 +213,7 @@ extension LobbyStore {
             return .repeated(try entryView(db, tournamentId: id, playerId: playerId))
         }
         guard summary.state == .open, summary.endsAt > now else { throw LobbyError.tournamentClosed(id) }
-        let round = RoundRecord(gameId: id, n: n, minigame: try row.get(0, as: String.self), duration: try row.get(1, as: Double.self),
+        let round = RoundRecord(gameId: id, n: n, minigame: try row.get(0, as: MinigameName.self), duration: try row.get(1, as: Double.self),
                                 signalTime: try row.get(2, as: Double?.self))
         let revealedAt = try row.date(atIndex: 5)
         return .open(VerificationTerms(round: round, calibration: try storedCalibration(db, playerId: playerId),
@@ -343,9 +343,9 @@ extension LobbyStore {
         return standings
     }
 
-    private func tournamentRounds(_ db: any SQLSession, tournamentId id: Int64) throws -> [(n: Int, minigame: String, duration: Double)] {
+    private func tournamentRounds(_ db: any SQLSession, tournamentId id: Int64) throws -> [(n: Int, minigame: MinigameName, duration: Double)] {
         try db.fetchAll("SELECT n, minigame, duration FROM tournamentRound WHERE tournamentId = ? ORDER BY n", id)
-            .map { (try $0.get(0, as: Int.self), try $0.get(1, as: String.self), try $0.get(2, as: Double.self)) }
+            .map { (try $0.get(0, as: Int.self), try $0.get(1, as: MinigameName.self), try $0.get(2, as: Double.self)) }
     }
 
     private func entryExists(_ db: any SQLSession, tournamentId: Int64, playerId: Int64) throws -> Bool {
@@ -364,7 +364,7 @@ extension LobbyStore {
             WHERE s.tournamentId = ? AND s.playerId = ? ORDER BY s.n
             """, id, playerId).map { row in
             // Quickdraw's signal is revealed when the round starts (revealTournamentSignal), not in the plan.
-            TournamentEntry.Round(n: try row.get(0, as: Int.self), game: try row.get(1, as: String.self), duration: try row.get(2, as: Double.self),
+            TournamentEntry.Round(n: try row.get(0, as: Int.self), game: try row.get(1, as: MinigameName.self), duration: try row.get(2, as: Double.self),
                                   signalTime: nil, score: try row.get(4, as: Int?.self))
         }
         return TournamentEntry(

@@ -1,5 +1,6 @@
 import Foundation
 import LobbyAPI
+import Minigames
 
 // The API's JSON shapes are the types generated from the lobby's OpenAPI document
 // (Sources/LobbyServer/openapi.yaml → Sources/LobbyAPI/Generated, `scripts/generate-lobby-api`);
@@ -59,6 +60,12 @@ public typealias TournamentStanding = Components.Schemas.Standing
 public typealias TournamentEntry = Components.Schemas.TournamentEntry
 /// How radio travels at a location, as its operator measured it.
 public typealias LocationSiteProfile = Components.Schemas.SiteProfile
+
+extension Components.Schemas.Minigame {
+    /// This minigame's name as the rest of Nearplay knows it (the API document lists the games
+    /// the lobby plays; the agent plays them by ``Minigames/MinigameName``).
+    public var name: MinigameName { MinigameName(rawValue: rawValue) }
+}
 
 extension Components.Schemas.Invitation {
     public typealias Invitee = Components.Schemas.Invitee

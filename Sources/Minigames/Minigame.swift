@@ -4,8 +4,8 @@
 /// Scoring is pure: the same recording always gives the same score, which is what lets
 /// ``ScoreVerifier`` recompute a claimed score.
 public protocol Minigame: Sendable {
-    /// Lower-case name used on the command line and in the lobby, e.g. `screamer`.
-    var name: String { get }
+    /// The name used on the command line and in the lobby, e.g. ``MinigameName/screamer``.
+    var name: MinigameName { get }
     /// What the player is told before the countdown.
     var instructions: String { get }
     /// Seconds a round lasts.

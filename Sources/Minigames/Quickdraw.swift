@@ -13,7 +13,7 @@ import SensorSamples
 /// A strong movement is a sample whose magnitude differs from gravity at rest by at least
 /// ``movementG``.
 public struct Quickdraw: Minigame {
-    public let name = "quickdraw"
+    public let name = MinigameName.quickdraw
     public let instructions = "Hold the device still. When you see DRAW!, jerk it as fast as you can. Move early and you lose."
     public let duration = 8.0
     public let sensors: Set<SensorKind> = [.accelerometer]

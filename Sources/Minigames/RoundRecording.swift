@@ -6,7 +6,7 @@ import SensorSamples
 /// `0...duration` do not count.
 public struct RoundRecording: Hashable, Codable, Sendable {
     /// The game's ``Minigame/name``.
-    public var game: String
+    public var game: MinigameName
     /// Seconds the round lasted.
     public var duration: Double
     /// Seconds from the start when the signal was shown (Quickdraw); nil for games without one.
@@ -16,7 +16,7 @@ public struct RoundRecording: Hashable, Codable, Sendable {
     /// The device's calibration when the round was played.
     public var calibration: SensorCalibration
 
-    public init(game: String, duration: Double, signalTime: Double? = nil, levels: [LevelSample] = [],
+    public init(game: MinigameName, duration: Double, signalTime: Double? = nil, levels: [LevelSample] = [],
                 accelerations: [AccelerationSample] = [], calibration: SensorCalibration = SensorCalibration()) {
         self.game = game
         self.duration = duration

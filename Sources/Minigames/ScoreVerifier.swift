@@ -185,7 +185,7 @@ public struct ScoreVerifier: Sendable {
 
 /// Why a claimed score was refused.
 public enum ScoreRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    case unknownGame(String)
+    case unknownGame(MinigameName)
     /// The recording could not come from a real sensor.
     case implausible(String)
     /// The recording gives another score than the one claimed.
@@ -193,7 +193,7 @@ public enum ScoreRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownGame(let name): "There is no game called \(name.debugDescription)."
+        case .unknownGame(let name): "There is no game called \(name.rawValue.debugDescription)."
         case .implausible(let reason): "The recording cannot come from a real sensor: \(reason)."
         case .scoreMismatch(let claimed, let recomputed): "The recording scores \(recomputed), not the \(claimed) claimed."
         }

@@ -16,7 +16,7 @@ import SensorSamples
 ///
 /// v is then shifted and scaled so the threshold gives exactly 0 and full scale exactly 1000.
 public struct Screamer: Minigame {
-    public let name = "screamer"
+    public let name = MinigameName.screamer
     public let instructions = "Shout into the microphone as loud as you can!"
     public let duration: Double
     public let sensors: Set<SensorKind> = [.microphone]

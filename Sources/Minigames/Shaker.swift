@@ -7,7 +7,7 @@ import SensorSamples
 /// Ludur's tests found thresholds between 3 and 5 g separate real shakes from waving best; the
 /// magnitude (not one axis) is used so how the device is held does not matter.
 public struct Shaker: Minigame {
-    public let name = "shaker"
+    public let name = MinigameName.shaker
     public let instructions = "Shake the device as hard as you can, again and again!"
     public let duration: Double
     public let sensors: Set<SensorKind> = [.accelerometer]

@@ -6,7 +6,7 @@ import SensorSamples
 /// vector from its mean over the round (m/s², tilting counts as gravity moves between axes) and
 /// the excess is what is left after twice the sensor's calibrated noise.
 public struct Statue: Minigame {
-    public let name = "statue"
+    public let name = MinigameName.statue
     public let instructions = "Hold the device perfectly still until the time is up."
     public let duration: Double
     public let sensors: Set<SensorKind> = [.accelerometer]

@@ -40,7 +40,7 @@ final class RoundRecorder: Sendable {
         state.withLock { ($0.levels.last?.sample, $0.accelerations.last?.sample) }
     }
 
-    func recording(game: String, plan: RoundPlan, calibration: SensorCalibration) -> RoundRecording {
+    func recording(game: MinigameName, plan: RoundPlan, calibration: SensorCalibration) -> RoundRecording {
         state.withLock { state in
             let accelerationOffset = state.accelerations.map { $0.arrival - $0.sample.time }.min() ?? 0
             let levelOffset = state.levels.map { $0.arrival - $0.sample.time }.min() ?? 0

@@ -268,9 +268,9 @@ public struct RoundProgress: Sendable {
 /// Why a round could not be played.
 public enum RoundError: Error, Sendable, CustomStringConvertible {
     /// A sensor the game reads could not be found or opened.
-    case sensorUnavailable(game: String, sensor: SensorKind, cause: SensorError)
+    case sensorUnavailable(game: MinigameName, sensor: SensorKind, cause: SensorError)
     /// The plan (or the inputs given with it) cannot be played.
-    case invalidPlan(game: String, reason: String)
+    case invalidPlan(game: MinigameName, reason: String)
     /// The sensor setup has a field whose value cannot work.
     case invalidSetup(SensorSetupError)
 

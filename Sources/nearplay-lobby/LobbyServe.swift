@@ -55,7 +55,7 @@ struct LobbyServe: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "The minigames new games' rounds are drawn from, comma-separated (default: all).",
-        valueName: MinigameCatalog.names.joined(separator: ",")))
+        valueName: MinigameCatalog.names.map(\.rawValue).joined(separator: ",")))
     var minigames: String?
 
     @Option(help: ArgumentHelp(
@@ -76,9 +76,9 @@ struct LobbyServe: AsyncParsableCommand {
     var trustedProxies: [String] = []
 
     /// The `--minigames` list in the catalog's spelling.
-    private func enabledMinigames() throws -> [String] {
+    private func enabledMinigames() throws -> [MinigameName] {
         guard let minigames else { return MinigameCatalog.names }
-        let names = minigames.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let names = minigames.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { MinigameName($0) }
         do {
             return try LobbyConfiguration.minigames(names)
         } catch let error as LobbyError {

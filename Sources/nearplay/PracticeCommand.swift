@@ -13,7 +13,7 @@ struct PracticeCommand: AsyncParsableCommand {
         discussion: "Games: \(MinigameCatalog.all.map { "\($0.name) (\($0.instructions))" }.joined(separator: "; "))"
     )
 
-    @Argument(help: ArgumentHelp("The game: \(MinigameCatalog.names.joined(separator: ", ")).", valueName: "game"))
+    @Argument(help: ArgumentHelp("The game: \(MinigameCatalog.names.map(\.rawValue).joined(separator: ", ")).", valueName: "game"))
     var game: String
 
     @OptionGroup var sensors: SensorOptions
@@ -28,14 +28,14 @@ struct PracticeCommand: AsyncParsableCommand {
     var saveRecording: String?
 
     func validate() throws {
-        guard MinigameCatalog.game(named: game) != nil else {
-            throw ValidationError("There is no game called \(game.debugDescription): pick one of \(MinigameCatalog.names.joined(separator: ", ")).")
+        guard MinigameCatalog.game(named: MinigameName(game)) != nil else {
+            throw ValidationError("There is no game called \(game.debugDescription): pick one of \(MinigameCatalog.names.map(\.rawValue).joined(separator: ", ")).")
         }
         guard (0...10).contains(countdown) else { throw ValidationError("--countdown must be between 0 and 10 seconds.") }
     }
 
     func run() async throws {
-        guard let minigame = MinigameCatalog.game(named: game) else { return }
+        guard let minigame = MinigameCatalog.game(named: MinigameName(game)) else { return }
         var generator: any RandomNumberGenerator = SystemRandomNumberGenerator()
         let plan = minigame.plan(using: &generator)
         let calibration = try sensors.calibrationStore.load()
@@ -43,7 +43,7 @@ struct PracticeCommand: AsyncParsableCommand {
         // Found before the countdown, so a missing sensor is reported at once.
         let inputs = try runner.inputs(for: minigame)
 
-        TerminalDisplay.line("\(minigame.name.capitalized): \(minigame.instructions) (\(Int(plan.duration)) s)")
+        TerminalDisplay.line("\(minigame.name.rawValue.capitalized): \(minigame.instructions) (\(Int(plan.duration)) s)")
         if let microphone = inputs.microphone, let calibrated = calibration.microphone?.pcm, calibrated != microphone.pcm {
             TerminalDisplay.line("Note: the noise floor was calibrated on \(calibrated), not \(microphone.pcm); run `nearplay calibrate sensors --pcm \(microphone.pcm)`.")
         }

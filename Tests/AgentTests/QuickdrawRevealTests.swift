@@ -18,7 +18,7 @@ private final class PlanRecorder: RoundPlaying, @unchecked Sendable {
         let samples = (0..<800).map {
             AccelerationSample(time: Double($0) / 100 + 0.0003 * sin(Double($0)), x: 0.02 * sin(Double($0) * 1.7), y: 0, z: standardGravity)
         }
-        let recording = RoundRecording(game: round.minigame.rawValue, duration: round.duration ?? 8, signalTime: round.signalTime, accelerations: samples)
+        let recording = RoundRecording(game: round.minigame, duration: round.duration ?? 8, signalTime: round.signalTime, accelerations: samples)
         return PlayedRound(score: Quickdraw().score(recording).score, recording: recording)
     }
 }

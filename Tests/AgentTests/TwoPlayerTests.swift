@@ -40,7 +40,7 @@ import Testing
         // A forged claim is refused: Bob's real recording of round 1, with 100 points more claimed.
         let game = try await bob.client.game(invitation.id)
         let first = try #require(game.rounds.first)
-        let minigame = try #require(MinigameCatalog.game(named: first.game.rawValue))
+        let minigame = try #require(MinigameCatalog.game(named: first.game.name))
         let setup = try SensorRoundPlayer(sensors: SensorSetup(), recordings: roundSamples + "/bob", calibration: SensorCalibration()).setup(for: minigame.name)
         let recording = try await RoundRunner(sensors: setup).play(minigame, plan: RoundPlan(duration: first.duration, signalTime: first.signalTime),
                                                                  calibration: SensorCalibration())

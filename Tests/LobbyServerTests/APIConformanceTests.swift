@@ -153,7 +153,7 @@ struct ConformanceWorld: Codable {
             let quickdraw = round.game == .quickdraw
             let signal = quickdraw ? try await alice.revealTournamentSignal(tournament: first, round: round.n).signalTime : nil
             let recording = try #require(SyntheticRecording.scoring(
-                quickdraw ? 0 : 500, game: round.game.rawValue, duration: round.duration, signalTime: signal))
+                quickdraw ? 0 : 500, game: round.game.name, duration: round.duration, signalTime: signal))
             tournamentScores["\(round.n)"] = Submission(score: quickdraw ? 0 : 500, key: "alice-t-\(round.n)", recording: recording)
         }
         return ConformanceWorld(

@@ -13,7 +13,7 @@ extension LobbyClient {
         let round = try #require(try await game(id).rounds.first { $0.n == n }, "game \(id) has no round \(n)")
         let signal = round.game == .quickdraw ? try await revealSignal(game: id, round: n).signalTime : nil
         return try #require(SyntheticRecording.scoring(
-            score, game: round.game.rawValue, duration: round.duration, signalTime: signal, calibration: calibration),
+            score, game: round.game.name, duration: round.duration, signalTime: signal, calibration: calibration),
             "no \(round.game) recording scores \(score)")
     }
 

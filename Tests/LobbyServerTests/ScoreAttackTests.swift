@@ -43,7 +43,7 @@ import Testing
             return RoundRecording(game: "shaker", duration: 10, accelerations: samples)
         }
 
-        static func recording(for minigame: String) -> RoundRecording {
+        static func recording(for minigame: MinigameName) -> RoundRecording {
             switch minigame {
             case "statue": statue()
             case "screamer": screamer()
@@ -59,14 +59,14 @@ import Testing
     /// A game between `attacker` and `victim`, open; its id and rounds' minigames.
     static func openGame(
         _ client: HTTPProbe, _ attackerToken: String, _ victim: String, _ victimToken: String
-    ) async throws -> (id: Int, rounds: [(n: Int, game: String, body: [String: Any])]) {
+    ) async throws -> (id: Int, rounds: [(n: Int, game: MinigameName, body: [String: Any])]) {
         try await client.see(attackerToken, victim)
         let invitation = try await client.call(.post, "/v1/invitations", token: attackerToken, json: #"{"invitees":["\#(victim)"]}"#)
         let id = try #require(invitation.body["id"] as? Int, "\(invitation.body)")
         #expect(try await client.call(.post, "/v1/invitations/\(id)/accept", token: victimToken).status == 200)
         let game = try await client.call(.get, "/v1/games/\(id)", token: attackerToken)
         let rounds = try #require(game.body["rounds"] as? [[String: Any]])
-        return (id, rounds.map { ($0["n"] as? Int ?? 0, $0["game"] as? String ?? "", $0) })
+        return (id, rounds.map { ($0["n"] as? Int ?? 0, MinigameName($0["game"] as? String ?? ""), $0) })
     }
 
     @Test func scriptedRecordingsAtTheCeilingStillScoreButFlagTheirPlayer() async throws {

@@ -132,7 +132,7 @@ extension EncodingTests {
             microphone: MicrophoneCalibration(pcm: "file:\"mic\"/a", noiseFloorDBFS: -61.25),
             accelerometer: AccelerometerCalibration(device: "iio:device0", rest: [0.01, -0.2, 9.81], gravity: 9.80665, noise: 0.0123))
         var compared = 0
-        for (index, game) in ["screamer", "shaker", "statue", "quickdraw"].enumerated() {
+        for (index, game) in ([.screamer, .shaker, .statue, .quickdraw] as [MinigameName]).enumerated() {
             for calibration in [SensorCalibration(), calibrated] {
                 // Not every score is reachable under every calibration; those that are suffice.
                 guard let recording = SyntheticRecording.scoring(

@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func syntheticRecordingsCarryASensorsFingerprintAndScriptedOnesDoNot() throws {
-        for (game, score, duration, signal) in [("statue", 700, 10.0, nil), ("screamer", 400, 5, nil), ("shaker", 200, 10, nil), ("quickdraw", 600, 8, 3.0)] {
+        for (game, score, duration, signal) in [(MinigameName.statue, 700, 10.0, nil), ("screamer", 400, 5, nil), ("shaker", 200, 10, nil), ("quickdraw", 600, 8, 3.0)] {
             let honest = try #require(SyntheticRecording.scoring(score, game: game, duration: duration, signalTime: signal))
             #expect(SensorFingerprint.missing(in: honest) == nil, "\(game)")
         }

@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func everyMinigameCanBePlayedHonestly() async throws {
-        for (name, score) in [("screamer", 421), ("shaker", 340), ("statue", 77), ("quickdraw", 512), ("quickdraw", 0)] {
+        for (name, score) in [(MinigameName.screamer, 421), ("shaker", 340), ("statue", 77), ("quickdraw", 512), ("quickdraw", 0)] {
             let (lobby, alice, _, game) = try await openGame { $0.enabledMinigames = [name] }
             let receipt = try await lobby.submit(alice, game: game, round: 2, score: score, key: "k")
             #expect(receipt.game.rounds[1].scores["alice"] == score, "\(name)")

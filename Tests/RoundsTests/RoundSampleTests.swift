@@ -14,7 +14,7 @@ struct RoundSampleTests {
 
     /// Plays `player`'s sample of `game` as the agent would, and verifies the score.
     static func score(_ player: String, _ game: any Minigame) async throws -> GameScore {
-        let file = folder.appendingPathComponent(player).appendingPathComponent(game.name).path
+        let file = folder.appendingPathComponent(player).appendingPathComponent(game.name.rawValue).path
         let sensors = game.sensors.contains(.microphone)
             ? SensorSetup(audioFile: file + ".raw") : SensorSetup(accelFile: file + ".jsonl")
         var generator: any RandomNumberGenerator = SystemRandomNumberGenerator()
@@ -24,13 +24,13 @@ struct RoundSampleTests {
     }
 
     @Test(arguments: players, games.map(\.name))
-    func everySampleVerifiesAndScores(_ player: String, _ name: String) async throws {
+    func everySampleVerifiesAndScores(_ player: String, _ name: MinigameName) async throws {
         let score = try await Self.score(player, try #require(MinigameCatalog.game(named: name)))
         #expect(score.score >= 100, "\(player)'s \(name) round scores \(score.score)")
     }
 
     @Test func thePlayersScoreDifferently() async throws {
-        var scores: [String: [String: Int]] = [:]
+        var scores: [String: [MinigameName: Int]] = [:]
         for player in Self.players {
             for game in Self.games {
                 scores[player, default: [:]][game.name] = try await Self.score(player, game).score

@@ -1,4 +1,5 @@
 import Foundation
+import Minigames
 
 /// A game as its participants see it. Scores are keyed by username; deleted players appear under
 /// a placeholder name (see ``DeletedPlayer``).
@@ -6,7 +7,7 @@ public struct LobbyGame: Codable, Sendable, Equatable {
     public struct Round: Codable, Sendable, Equatable {
         public var n: Int
         /// The minigame played, a ``Minigames/MinigameCatalog`` name.
-        public var game: String
+        public var game: MinigameName
         /// Seconds the round lasts: the agent records exactly this long.
         public var duration: Double
         /// Always nil since issue 21, point 12: Quickdraw's signal is revealed only when the round
@@ -33,13 +34,13 @@ public struct LobbyGame: Codable, Sendable, Equatable {
 public struct PlannedRound: Codable, Sendable, Equatable {
     public var n: Int
     /// The minigame, a ``Minigames/MinigameCatalog`` name.
-    public var game: String
+    public var game: MinigameName
     /// Seconds the round lasts.
     public var duration: Double
     /// Always nil: Quickdraw's signal is revealed when the round starts, not announced.
     public var signalTime: Double?
 
-    public init(n: Int, game: String, duration: Double, signalTime: Double? = nil) {
+    public init(n: Int, game: MinigameName, duration: Double, signalTime: Double? = nil) {
         self.n = n
         self.game = game
         self.duration = duration

@@ -1,5 +1,6 @@
 import BeaconFrames
 import Foundation
+import Minigames
 
 /// A multiplayer location: a stationary device that advertises the location's beacon identity,
 /// where tournaments run. Locations advertise under the deployment's UUID with major
@@ -71,7 +72,7 @@ public struct TournamentSummary: Codable, Sendable, Equatable {
     /// When entries and scores stop and the best total wins.
     public var endsAt: Date
     /// The minigames every entry plays, in order.
-    public var minigames: [String]
+    public var minigames: [MinigameName]
     public var entries: Int
     /// The winner, once closed (nil when no entry played a round).
     public var winner: String?
@@ -92,7 +93,7 @@ public struct TournamentStanding: Codable, Sendable, Equatable {
 public struct TournamentEntry: Codable, Sendable, Equatable {
     public struct Round: Codable, Sendable, Equatable {
         public var n: Int
-        public var game: String
+        public var game: MinigameName
         /// Seconds the round lasts.
         public var duration: Double
         /// Always nil: Quickdraw's signal, drawn for this entry, is revealed when the round starts

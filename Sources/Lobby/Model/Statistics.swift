@@ -1,4 +1,5 @@
 import Foundation
+import Minigames
 import SystemSupport
 
 /// A player's statistics as `GET /v1/players/{username}/stats` answers: the 30-day summary
@@ -34,7 +35,7 @@ public struct PlayerStatistics: Codable, Sendable, Equatable {
 
     /// The best single round of a minigame, and who scored it first.
     public struct Record: Codable, Sendable, Equatable {
-        public var minigame: String
+        public var minigame: MinigameName
         public var score: Int
         public var holder: String
         public var at: Date

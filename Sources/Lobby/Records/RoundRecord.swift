@@ -1,4 +1,5 @@
 import LobbyDatabase
+import Minigames
 
 /// A row of `round`: round `n` (from 1) of a game, the minigame everyone plays in it (a
 /// ``Minigames/MinigameCatalog`` name) and the plan the lobby drew for it: how long it lasts and,
@@ -7,7 +8,7 @@ struct RoundRecord: SQLRecord {
     static let databaseTableName = "round"
     var gameId: Int64
     var n: Int
-    var minigame: String
+    var minigame: MinigameName
     /// Seconds the round lasts.
     var duration: Double
     /// Seconds from the start of the round to the signal, when plans showed it (before v8); nil now.

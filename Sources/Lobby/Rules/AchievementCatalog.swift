@@ -27,9 +27,10 @@ public enum AchievementCatalog {
     public static let collector = AchievementKind(id: "collector", title: "Collector", measure: "players unlocked", thresholds: [10, 50, 100])
 
     /// Rounds of `minigame` won: 5, 50, 100.
-    public static func wins(_ minigame: String) -> AchievementKind {
-        AchievementKind(id: "wins.\(minigame)", title: "\(minigame.prefix(1).uppercased() + minigame.dropFirst()) champion",
-                        measure: "\(minigame) rounds won", thresholds: [5, 50, 100])
+    public static func wins(_ minigame: MinigameName) -> AchievementKind {
+        let name = minigame.rawValue
+        return AchievementKind(id: "wins.\(name)", title: "\(name.prefix(1).uppercased() + name.dropFirst()) champion",
+                               measure: "\(name) rounds won", thresholds: [5, 50, 100])
     }
 
     /// All of them, in the order they are shown: the minigame ones for every game of the catalog.

@@ -1,3 +1,5 @@
+import Minigames
+
 /// Why a player's history of verified scores was flagged.
 public enum PlayerFlagReason: String, CaseIterable, Sendable, Codable {
     /// At the ceiling of every game it plays: no one is, for long.
@@ -13,12 +15,12 @@ public enum PlayerFlagReason: String, CaseIterable, Sendable, Codable {
 public struct ScoreScrutiny: Sendable {
     /// One verified score, oldest first in a history.
     public struct Entry: Sendable, Equatable {
-        public var minigame: String
+        public var minigame: MinigameName
         public var score: Int
         /// Why the recording lacks a sensor's fingerprint, or nil when it has one.
         public var unfingerprinted: String?
 
-        public init(minigame: String, score: Int, unfingerprinted: String? = nil) {
+        public init(minigame: MinigameName, score: Int, unfingerprinted: String? = nil) {
             self.minigame = minigame
             self.score = score
             self.unfingerprinted = unfingerprinted
@@ -54,7 +56,7 @@ public struct ScoreScrutiny: Sendable {
         let minigames = Set(recent.map(\.minigame))
         if recent.count >= ceilingScores, minigames.count >= ceilingMinigames, recent.allSatisfy({ $0.score >= ceiling }) {
             findings.append(Finding(reason: .ceiling, details: """
-                all of the last \(recent.count) scores are \(ceiling) or more, in \(minigames.sorted().joined(separator: ", ")) \
+                all of the last \(recent.count) scores are \(ceiling) or more, in \(minigames.map(\.rawValue).sorted().joined(separator: ", ")) \
                 (lowest \(recent.map(\.score).min() ?? 0))
                 """))
         }

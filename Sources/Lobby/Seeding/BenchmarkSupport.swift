@@ -2,6 +2,7 @@ import BeaconKeys
 import struct BeaconFrames.SplitMix64
 import Foundation
 import LobbyDatabase
+import Minigames
 
 // What the benchmarks need from the store's insides (its transactions, records and identity
 // tables), as SPI: not part of Lobby's API, seen only by a `@_spi(Benchmarks) import Lobby`.
@@ -31,7 +32,7 @@ extension LobbyStore {
     /// first player's score.
     @_spi(Benchmarks)
     public func benchmarkOpenGames(
-        count: Int, among players: [Int64], minigame: String, duration: Double, seed: UInt64
+        count: Int, among players: [Int64], minigame: MinigameName, duration: Double, seed: UInt64
     ) async throws -> [(game: Int64, player: Int64)] {
         try await write { context in
             var random = SplitMix64(seed: seed)

@@ -3,6 +3,7 @@ import struct BeaconFrames.SplitMix64
 import Foundation
 import LobbyDatabase
 import HummingbirdBcrypt
+import Minigames
 
 /// Fills a store with a past: players up to a given number and finished one-round Statue games
 /// between random pairs over the last days, with everything a result leaves behind (results,
@@ -24,6 +25,9 @@ public struct HistorySeeder: Sendable {
     /// The zones and countries seeded players get, in turn (nil: none set).
     static let zones: [String?] = ["Europe/Oslo", "America/New_York", nil, "Asia/Tokyo", "America/Los_Angeles", "Australia/Sydney", "UTC"]
     static let countries: [String?] = ["NO", "US", nil, "JP", "US", "AU", "DE", "BR"]
+
+    /// The minigame of every seeded game's one round.
+    static let minigame = MinigameName.statue
 
     let store: LobbyStore
 
@@ -75,7 +79,7 @@ public struct HistorySeeder: Sendable {
             let insertMember = """
                 INSERT INTO membership (gameId, playerId, role, response, respondedAt) VALUES (?, ?, ?, \(InvitationResponse.accepted.sqlLiteral), ?)
                 """
-            let insertRound = "INSERT INTO round (gameId, n, minigame, duration) VALUES (?, 1, 'statue', 10)"
+            let insertRound = "INSERT INTO round (gameId, n, minigame, duration) VALUES (?, 1, ?, 10)"
             let insertScore = """
                 INSERT INTO score (gameId, n, playerId, score, key, submittedAt) VALUES (?, 1, ?, ?, ?, ?)
                 """
@@ -107,7 +111,7 @@ public struct HistorySeeder: Sendable {
                 else { throw SQLError.connection("the database inserted a game without answering its id") }
                 try db.execute(insertMember, game, a, "inviter", at.unixTime - 60)
                 try db.execute(insertMember, game, b, "invitee", at.unixTime - 60)
-                try db.execute(insertRound, game)
+                try db.execute(insertRound, game, Self.minigame)
                 for (player, score) in [(a, scores.0), (b, scores.1)] {
                     try db.execute(insertScore, game, player, score, "history-\(game)-\(player)", at.unixTime)
                     if score > (record?.score ?? -1) { record = (score, player, game, at.unixTime) }
@@ -142,17 +146,17 @@ public struct HistorySeeder: Sendable {
             let insertTotals = """
                 INSERT INTO playerTotals (playerId, games, wins, losses, draws, roundsWon, points, bestDayGames) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
-            let insertWins = "INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?, 'statue', ?)"
+            let insertWins = "INSERT INTO minigameWins (playerId, minigame, wins) VALUES (?, ?, ?)"
             let insertGrant = """
                 INSERT INTO achievement (playerId, kind, tier, grantedAt) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """
             for (player, total) in totals {
                 try db.execute(insertTotals,
                     player, total.games, total.wins, total.losses, total.draws, total.roundsWon, total.points, total.bestDay)
-                if total.roundsWon > 0 { try db.execute(insertWins, player, total.roundsWon) }
+                if total.roundsWon > 0 { try db.execute(insertWins, player, Self.minigame, total.roundsWon) }
                 let measures = [
                     AchievementCatalog.firstWin: total.wins, AchievementCatalog.games: total.games,
-                    AchievementCatalog.wins("statue"): total.roundsWon, AchievementCatalog.busyDay: total.bestDay,
+                    AchievementCatalog.wins(Self.minigame): total.roundsWon, AchievementCatalog.busyDay: total.bestDay,
                 ]
                 for (kind, value) in measures {
                     guard let tiers = AchievementCatalog.tiers(of: kind, reachedBy: value) else { continue }
@@ -192,10 +196,10 @@ public struct HistorySeeder: Sendable {
             }
             if let record {
                 try db.execute("""
-                    INSERT INTO minigameRecord (minigame, score, playerId, gameId, at) VALUES ('statue', ?, ?, ?, ?)
+                    INSERT INTO minigameRecord (minigame, score, playerId, gameId, at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (minigame) DO UPDATE SET score = excluded.score, playerId = excluded.playerId,
                         gameId = excluded.gameId, at = excluded.at WHERE excluded.score > minigameRecord.score
-                    """, record.score, record.player, record.game, record.at)
+                    """, Self.minigame, record.score, record.player, record.game, record.at)
             }
             return Summary(players: ids.count, games: games, results: 2 * games)
         }

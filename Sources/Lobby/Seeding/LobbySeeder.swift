@@ -61,7 +61,7 @@ public struct LobbySeeder: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let recordings = try [0, 120, 250, 380, 500, 640, 777, 910, 1000].compactMap { score -> (score: Int, json: String)? in
-            guard let recording = SyntheticRecording.scoring(score, game: "screamer", duration: Self.scoredRound.duration) else { return nil }
+            guard let recording = SyntheticRecording.scoring(score, game: Self.scoredRound.name, duration: Self.scoredRound.duration) else { return nil }
             return (score, String(decoding: try encoder.encode(recording), as: UTF8.self))
         }
         guard !recordings.isEmpty else {

@@ -13,7 +13,7 @@ public enum SyntheticRecording {
     /// scores exactly `score` under `calibration`, or nil when none of the shapes made here gives
     /// it (Shaker scores only multiples of 20; Quickdraw needs its signal time).
     public static func scoring(
-        _ score: Int, game: String, duration: Double, signalTime: Double? = nil,
+        _ score: Int, game: MinigameName, duration: Double, signalTime: Double? = nil,
         calibration: SensorCalibration = SensorCalibration()
     ) -> RoundRecording? {
         guard (0...1000).contains(score), duration.isFinite, duration > 0 else { return nil }
@@ -23,28 +23,28 @@ public enum SyntheticRecording {
         switch MinigameCatalog.game(named: game) {
         case is Statue:
             // Scores fall as the wobble grows.
-            make = { RoundRecording(game: "statue", duration: duration, accelerations: still(seconds: duration, wobble: $0), calibration: calibration) }
+            make = { RoundRecording(game: .statue, duration: duration, accelerations: still(seconds: duration, wobble: $0), calibration: calibration) }
             range = 0.001 ... 4
             rising = false
         case is Screamer:
             // Scores rise with the level of the shout.
-            make = { RoundRecording(game: "screamer", duration: duration, levels: levels(seconds: duration, rms: $0), calibration: calibration) }
+            make = { RoundRecording(game: .screamer, duration: duration, levels: levels(seconds: duration, rms: $0), calibration: calibration) }
             range = -100 ... -3
             rising = true
         case is Quickdraw:
             guard let signalTime else { return nil }
             if score == 0 {
-                return checked(RoundRecording(game: "quickdraw", duration: duration, signalTime: signalTime,
+                return checked(RoundRecording(game: .quickdraw, duration: duration, signalTime: signalTime,
                                               accelerations: still(seconds: duration, wobble: 0.02), calibration: calibration), score)
             }
             // Scores fall as the reaction slows.
-            make = { RoundRecording(game: "quickdraw", duration: duration, signalTime: signalTime,
+            make = { RoundRecording(game: .quickdraw, duration: duration, signalTime: signalTime,
                                     accelerations: jerk(at: signalTime + $0, seconds: duration), calibration: calibration) }
             range = Quickdraw().fastestReaction ... Quickdraw().slowestReaction
             rising = false
         case let shaker as Shaker:
             guard score % shaker.pointsPerShake == 0 else { return nil }
-            return checked(RoundRecording(game: "shaker", duration: duration,
+            return checked(RoundRecording(game: .shaker, duration: duration,
                                           accelerations: shakes(count: score / shaker.pointsPerShake, seconds: duration), calibration: calibration), score)
         default:
             return nil

@@ -1,5 +1,6 @@
 import BeaconFrames
 import LobbyDatabase
+import Minigames
 
 // The states, responses, roles and outcomes the schema stores are Swift raw-value types; a
 // statement that names one as a constant (`WHERE state = 'open'`) writes it through `sqlLiteral`,
@@ -11,6 +12,8 @@ extension InvitationResponse: SQLValueConvertible {}
 extension TournamentState: SQLValueConvertible {}
 extension GameOutcome: SQLValueConvertible {}
 extension LobbyEvent.Kind: SQLValueConvertible {}
+/// Stored as its raw value, TEXT on both engines.
+extension MinigameName: SQLValueConvertible {}
 /// Stored as REAL dBm, as the number it was before it had a type.
 extension MeasuredPower: SQLValueConvertible {}
 

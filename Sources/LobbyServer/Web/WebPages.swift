@@ -111,13 +111,13 @@ struct LocationPage {
                 endsAt: tournament.endsAt.formatted(isoFormat),
                 timeLeft: LocalTime.left(until: tournament.endsAt, now: screen.at),
                 entriesText: plural(tournament.entries, "entry", "entries"),
-                minigamesText: tournament.minigames.map(\.capitalized).joined(separator: ", "),
+                minigamesText: tournament.minigames.map(\.rawValue.capitalized).joined(separator: ", "),
                 hasStandings: !tournament.standings.isEmpty, standingsCount: tournament.standings.count,
                 standings: tournament.standings)
         }
         hasResults = !screen.results.isEmpty
         results = screen.results.map {
-            Line(player: $0.player, score: $0.score, minigame: $0.minigame.capitalized, tournament: $0.period.rawValue)
+            Line(player: $0.player, score: $0.score, minigame: $0.minigame.rawValue.capitalized, tournament: $0.period.rawValue)
         }
     }
 }

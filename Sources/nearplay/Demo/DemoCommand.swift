@@ -3,12 +3,15 @@ import ArgumentParser
 import Foundation
 import Radio
 import LobbyClient
+import Minigames
 import SystemSupport
 
 /// `nearplay demo`: the whole product on one machine, no hardware.
 struct DemoCommand: AsyncParsableCommand {
     /// The demo's rotation period, in seconds: short, so identities change while it runs.
     static let rotationPeriod = 20
+    /// The minigames the demo's lobby deals: those Samples/rounds has recorded inputs of for each player.
+    static let minigames: [MinigameName] = [.screamer, .shaker, .statue]
 
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -54,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
         narrator.say("Each agent advertises a beacon identity that changes every \(Self.rotationPeriod) s here (15 minutes in a deployment), from a new address each time: only the lobby can tell whose it is.")
         let listening = try world.start("lobby", "nearplay-lobby",
                                         ["serve", "--db", world.folder + "/lobby.sqlite", "--host", "127.0.0.1", "--port", "0",
-                                         "--bcrypt-cost", "4", "--minigames", "screamer,shaker,statue",
+                                         "--bcrypt-cost", "4", "--minigames", Self.minigames.map(\.rawValue).joined(separator: ","),
                                          "--rotation-period", String(Self.rotationPeriod)],
                                         ready: "lobby listening on ")
         guard let lobby = listening?.split(separator: " ").last.map(String.init), lobby.hasPrefix("http://") else {
@@ -134,7 +137,7 @@ struct DemoCommand: AsyncParsableCommand {
             folder = folder.deletingLastPathComponent()
             candidates.append(folder.path + "/Samples/rounds")
         }
-        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/alice/shaker.jsonl") }) else {
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/alice/\(MinigameName.shaker).jsonl") }) else {
             throw CommandFailure("Cannot find the recorded round inputs (looked in \(candidates.joined(separator: ", "))): run the demo from the checkout or pass --samples DIR.")
         }
         return found

@@ -154,7 +154,7 @@ struct DemoStory {
             } catch let error as AgentError {
                 throw CommandFailure("Round \(round) could not be played: \(error.message)")
             }
-            let minigame = reports.first?.minigame ?? "?"
+            let minigame = reports.first?.minigame.rawValue ?? "?"
             narrator.say("round \(round), \(minigame): both play from recorded sensors — Alice scores \(reports[0].score), Bob \(reports[1].score); the scores go to the lobby with their recordings")
             try await waitFor("the lobby to verify round \(round)", seconds: 20) { state.roundsFinished(at: "alice") >= round }
         }
