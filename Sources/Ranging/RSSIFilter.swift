@@ -109,11 +109,7 @@ public struct RSSIFilter: Sendable {
                 estimate = rssi
                 variance = measurementNoise
             } else {
-                let elapsed = max(0, time - lastTime)
-                let predicted = variance + processNoise * elapsed
-                let gain = predicted / (predicted + measurementNoise)
-                estimate += gain * (rssi - estimate)
-                variance = (1 - gain) * predicted
+                Self.kalmanStep(&estimate, &variance, rssi, after: max(0, time - lastTime), processNoise, measurementNoise)
             }
         case let .following(processNoise, measurementNoise, movingProcessNoise):
             if !started {
@@ -123,14 +119,8 @@ public struct RSSIFilter: Sendable {
                 fastVariance = measurementNoise
             } else {
                 let elapsed = max(0, time - lastTime)
-                let predicted = variance + processNoise * elapsed
-                let gain = predicted / (predicted + measurementNoise)
-                estimate += gain * (rssi - estimate)
-                variance = (1 - gain) * predicted
-                let fastPredicted = fastVariance + movingProcessNoise * elapsed
-                let fastGain = fastPredicted / (fastPredicted + measurementNoise)
-                fastEstimate += fastGain * (rssi - fastEstimate)
-                fastVariance = (1 - fastGain) * fastPredicted
+                Self.kalmanStep(&estimate, &variance, rssi, after: elapsed, processNoise, measurementNoise)
+                Self.kalmanStep(&fastEstimate, &fastVariance, rssi, after: elapsed, movingProcessNoise, measurementNoise)
                 followMovement(at: time)
             }
         case let .arma(coefficient):
@@ -149,6 +139,17 @@ public struct RSSIFilter: Sendable {
         started = true
         lastTime = time
         return estimate
+    }
+
+    /// One step of a Kalman filter on a random walk: predicts `elapsed` seconds ahead, then takes
+    /// the reading in.
+    @inline(__always)
+    private static func kalmanStep(_ estimate: inout Double, _ variance: inout Double, _ rssi: Double, after elapsed: Double,
+                                   _ processNoise: Double, _ measurementNoise: Double) {
+        let predicted = variance + processNoise * elapsed
+        let gain = predicted / (predicted + measurementNoise)
+        estimate += gain * (rssi - estimate)
+        variance = (1 - gain) * predicted
     }
 
     /// Following: restarts the slow filter from the fast one when they have disagreed long enough.
