@@ -35,7 +35,7 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
 /// which takes the descriptors over.
 public enum UnixSocket {
     /// Binds and listens at `path`, replacing a stale socket file that nobody listens on. With
-    /// `mode`, the socket file has those permissions from the moment it exists. The file appears
+    /// `mode`, the socket file has those permissions before anyone can connect to it. The file appears
     /// at `path` only once the socket listens (bound under a temporary name beside it, then
     /// linked), so a client that sees the file can connect: it never finds a socket that
     /// refuses connections because it does not listen yet.
@@ -57,12 +57,13 @@ public enum UnixSocket {
         let temporary = (try? socketAddress(path + ".\(getpid()).new")) == nil ? path : path + ".\(getpid()).new"
         var address = try socketAddress(temporary)
         unlink(temporary)
-        // No moment in which the file exists with looser permissions than asked for.
-        let oldMask = mode.map { umask(~$0 & 0o777) }
+        // The mode is set before the socket listens, and nobody can connect to a socket that does
+        // not listen yet, so no connection is ever made under looser permissions. (Not with
+        // umask: it is the whole process's, and a file another thread created meanwhile, a
+        // test's PostgreSQL folder, say, came out 0600 too.)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        if let oldMask { umask(oldMask) }
         guard bound == 0, mode.map({ chmod(temporary, $0) == 0 }) ?? true else {
             let code = errno
             Glibc.close(fd)
