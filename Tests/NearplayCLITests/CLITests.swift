@@ -85,9 +85,10 @@ import Testing
         #expect(rows[0].hasPrefix("t ") && rows[0].contains("event") && rows[0].contains("distance (68 %)"))
         #expect(rows[1].contains("enter") && rows[1].contains("-70"))
         // -70 dBm against -59 at 1 m with n = 2.8: 10^(11/28) = 2.47 m, near. The interval after one
-        // reading: 6 dB shadowing, the filter's 15.2 dB² and the exponent's 11 · 0.5 / 2.8 dB give
-        // 7.42 dB, so 10^((11 ∓ 7.42) / 28) = 1.34 … 4.55 m.
-        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.5 m (1.3–4.5)") && rows[2].contains("near"))
+        // reading (FittedSpread): nearer, the filter's 15.2 dB² alone (the table is 0 dB at 2–4 m),
+        // 3.90 dB; farther, 15.2 dB² with the table's 13.96 dB at 11 dB and the first reading's
+        // 4 dB, 15.03 dB; so 10^((11 − 3.90) / 28) … 10^((11 + 15.03) / 28) = 1.79 … 8.51 m.
+        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.5 m (1.8–8.5)") && rows[2].contains("near"))
         #expect(rows[3].contains("30.000") && rows[3].contains("exit"))
     }
 
