@@ -68,7 +68,9 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines[0] == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59}"#)
-        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"distance_lo_m":0.56,"distance_hi_m":1.80,"zone":"near","truth_m":1.0}"#))
+        // At 1 m after one reading (FittedSpread): nearer √(15.2 + 7.5²) = 8.45 dB, farther
+        // √(15.2 + 3² + 4²) = 6.34 dB, so 10^(−8.45 / 28) … 10^(6.34 / 28) = 0.50 … 1.68 m.
+        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"distance_lo_m":0.50,"distance_hi_m":1.68,"zone":"near","truth_m":1.0}"#))
         #expect(lines[2].contains(#""event":"range""#) && !lines[2].contains("truth_m"))
         // The trace ends: the beacon exits at its deadline, last seen (0.3 s) + 2 s (its one
         // 0.2 s gap gives an interval of 0.2 s and a timeout of a few intervals, raised to the floor).
