@@ -99,10 +99,16 @@ public struct ProximityTracker: Sendable {
             if let power = sighting.measuredPower.map(Double.init),
                let metres = configuration.distanceModel.distance(rssi: filtered, measuredPower: power) {
                 distance = metres
-                let spread = configuration.uncertainty.spread(
-                    rssi: filtered, measuredPower: power, model: configuration.distanceModel,
-                    filterVariance: filter.estimateVariance(readingVariance: readingVariance))
-                distanceInterval = configuration.distanceModel.interval(rssi: filtered, measuredPower: power, spread: spread)
+                let filterVariance = filter.estimateVariance(readingVariance: readingVariance)
+                if let fitted = configuration.uncertainty.fitted {
+                    let sides = fitted.sides(pathLoss: power - filtered, filterVariance: filterVariance, readings: sightings)
+                    distanceInterval = configuration.distanceModel.interval(
+                        rssi: filtered, measuredPower: power, nearer: sides.nearer, farther: sides.farther)
+                } else {
+                    let spread = configuration.uncertainty.spread(
+                        rssi: filtered, measuredPower: power, model: configuration.distanceModel, filterVariance: filterVariance)
+                    distanceInterval = configuration.distanceModel.interval(rssi: filtered, measuredPower: power, spread: spread)
+                }
             } else {
                 distance = nil
                 distanceInterval = nil

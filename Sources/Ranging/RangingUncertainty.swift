@@ -17,17 +17,33 @@ import Foundation
 ///
 /// With the total standard deviation `s`, the interval is the model's distance at `rssi + s`
 /// and at `rssi − s`: for log-distance, `d · 10^(∓s / 10n)`. If the loss error were normal
-/// it would hold the truth 68 % of the time; the recordings' errors have heavier tails, and
-/// their measured coverage per family is in the README.
+/// it would hold the truth 68 % of the time, as it does on simulated rooms with a known
+/// shadowing and exponent.
+///
+/// The recordings' errors are neither normal nor symmetric, so range events use ``fitted``
+/// when it is set (the default): a spread toward nearer and one toward farther fitted on
+/// the development families (``FittedSpread``). This symmetric spread remains what two-way
+/// ranging uses and what ``init(shadowing:exponentSpread:)`` gives.
 public struct RangingUncertainty: Sendable, Hashable {
     /// Standard deviation of shadowing, dB.
     public var shadowing: Double = 6
     /// Standard deviation of the site's path-loss exponent around the model's.
     public var exponentSpread: Double = 0.5
+    /// The two-sided spread range events use; nil: the symmetric ``spread(rssi:measuredPower:model:filterVariance:)``.
+    public var fitted: FittedSpread?
 
-    public init(shadowing: Double = 6, exponentSpread: Double = 0.5) {
+    /// The fitted spread for range events (``FittedSpread/developmentFamilies``), 6 dB of
+    /// shadowing and δn = 0.5 for two-way ranging.
+    public init() {
+        fitted = .developmentFamilies
+    }
+
+    /// The symmetric spread only, with these parts: what simulated rooms with known shadowing
+    /// are checked against.
+    public init(shadowing: Double, exponentSpread: Double = 0.5) {
         self.shadowing = shadowing
         self.exponentSpread = exponentSpread
+        fitted = nil
     }
 
     /// Weight of a new squared residual in a track's running reading variance (about the last
@@ -55,5 +71,16 @@ extension DistanceModel {
         guard let low = distance(rssi: rssi + abs(spread), measuredPower: measuredPower) else { return nil }
         let high = distance(rssi: rssi - abs(spread), measuredPower: measuredPower) ?? Self.farthest
         return min(low, high)...max(low, high)
+    }
+
+    /// The distances at `rssi + nearer` and `rssi − farther` (dB): the interval a two-sided
+    /// spread gives. A lower end at or within ``PathLoss/nearest`` is 0 (the loss model says
+    /// nothing nearer: a touching beacon reads as one 10 cm away), an upper end beyond
+    /// ``farthest`` is capped there.
+    public func interval(rssi: Double, measuredPower: Double, nearer: Double, farther: Double) -> ClosedRange<Double>? {
+        guard let low = distance(rssi: rssi + abs(nearer), measuredPower: measuredPower) else { return nil }
+        let high = distance(rssi: rssi - abs(farther), measuredPower: measuredPower) ?? Self.farthest
+        let lower = min(low, high)
+        return (lower <= PathLoss.nearest ? 0 : lower)...max(low, high)
     }
 }

@@ -14,6 +14,8 @@ public struct Evaluation: Sendable {
     private var intervalCount = 0
     private var events: [ProximityEvent] = []
     private let zones: ZoneBoundaries
+    /// Per ``IntervalBand/limits`` band: the range events with truth and an interval.
+    public private(set) var intervalBands = IntervalBand.empty
 
     public init(zones: ZoneBoundaries = ZoneBoundaries()) { self.zones = zones }
 
@@ -30,6 +32,7 @@ public struct Evaluation: Sendable {
             if let interval = event.distanceInterval {
                 intervalCount += 1
                 if interval.contains(truth) { intervalHits += 1 }
+                intervalBands[IntervalBand.index(truth: truth)].add(interval, truth: truth)
             }
             let error = abs(distance - truth)
             errors.append(error)
@@ -85,6 +88,61 @@ public struct Evaluation: Sendable {
         result.meanExitLatency = exitLatencies.isEmpty ? nil : exitLatencies.reduce(0, +) / Double(exitLatencies.count)
         result.maxExitLatency = exitLatencies.max()
         return result
+    }
+}
+
+/// How often the interval held the truth among range events whose truth lies in one distance
+/// band, and how wide it was there: kept apart from ``EvaluationReport`` so that `eval --json`
+/// prints what it always printed.
+public struct IntervalBand: Sendable, Hashable {
+    /// Band limits (truth, metres): [0,1), [1,2), [2,4), [4,8), [8,16), [16,∞). Doubling
+    /// bands, because the interval's width is a ratio and the exponent's share grows with log distance.
+    public static let limits: [Double] = [1, 2, 4, 8, 16]
+    /// One empty band per limit, and one beyond the last.
+    public static let empty = limits.indices.map { IntervalBand(index: $0) } + [IntervalBand(index: limits.count)]
+
+    /// The band's lower limit (m).
+    public let from: Double
+    /// The band's upper limit (m), nil for the last.
+    public let to: Double?
+    /// Range events with truth and an interval.
+    public private(set) var count = 0
+    /// Those whose interval held the truth.
+    public private(set) var hits = 0
+    /// Each interval's upper end over its lower end.
+    public private(set) var widthRatios: [Double] = []
+
+    private init(index: Int) {
+        from = index == 0 ? 0 : Self.limits[index - 1]
+        to = index < Self.limits.count ? Self.limits[index] : nil
+    }
+
+    /// The band a true distance falls in.
+    public static func index(truth: Double) -> Int { limits.firstIndex { truth < $0 } ?? limits.count }
+
+    public var coverage: Double? { count == 0 ? nil : Double(hits) / Double(count) }
+    public var medianWidthRatio: Double? { Calibration.median(widthRatios) }
+
+    mutating func add(_ interval: ClosedRange<Double>, truth: Double) {
+        count += 1
+        if interval.contains(truth) { hits += 1 }
+        if interval.lowerBound > 0 { widthRatios.append(interval.upperBound / interval.lowerBound) }
+    }
+
+    /// This band with `other`'s events added (the same band of another evaluation).
+    public mutating func merge(_ other: IntervalBand) {
+        count += other.count
+        hits += other.hits
+        widthRatios += other.widthRatios
+    }
+
+    /// "1–2 m", "<1 m", "≥16 m".
+    public var label: String {
+        switch (from, to) {
+        case (0, let to?): String(format: "<%g m", to)
+        case (let from, let to?): String(format: "%g–%g m", from, to)
+        case (let from, nil): String(format: "≥%g m", from)
+        }
     }
 }
 

@@ -153,6 +153,29 @@ public struct EvaluationRun: Sendable {
         return FamilyTable(rows: pooled.rows(), calibrated: calibrated)
     }
 
+    /// The table `eval` prints after the family table: Nearplay's interval coverage by band of
+    /// true distance, pooled over all families, with its median width (upper end over lower end)
+    /// and each family's coverage in the band.
+    public func intervalBandLines() -> [String] {
+        let (all, families) = pooled.intervalBands()
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "-" }
+        var lines = [
+            "Interval coverage by true distance (Nearplay, all families pooled; hi/lo: the interval's upper end over its lower end):",
+            "",
+            "| band | ranges | coverage | median hi/lo |" + families.map { " \($0.family) |" }.joined(),
+            "|---|---:|---:|---:|" + String(repeating: "---:|", count: families.count),
+        ]
+        for (index, band) in all.enumerated() where band.count > 0 {
+            lines.append("| \(band.label) | \(band.count) | \(percent(band.coverage)) | "
+                + (band.medianWidthRatio.map { String(format: "%.2f", $0) } ?? "-") + " |"
+                + families.map { family in
+                    let mine = family.bands[index]
+                    return mine.count == 0 ? " - |" : " \(percent(mine.coverage)) (\(mine.count)) |"
+                }.joined())
+        }
+        return lines
+    }
+
     /// The lines `eval --walks` prints for the recordings: Nearplay's zone changes per hour on
     /// their still segments, per family and over all.
     public func stillSegmentLines() -> [String] {

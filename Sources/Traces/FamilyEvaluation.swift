@@ -117,6 +117,18 @@ public struct PooledEvaluation: Sendable {
         evaluations[family]?[model] = evaluation
     }
 
+    /// Nearplay's interval per distance band (``IntervalBand``): pooled over all families, and
+    /// per family in the order families were first added.
+    public func intervalBands() -> (all: [IntervalBand], families: [(family: String, bands: [IntervalBand])]) {
+        var all = IntervalBand.empty
+        let perFamily = families.map { family in
+            let bands = evaluations[family]?[.nearplay]?.intervalBands ?? IntervalBand.empty
+            for index in all.indices { all[index].merge(bands[index]) }
+            return (family, bands)
+        }
+        return (all, perFamily)
+    }
+
     /// One row per family, in the order families were first added.
     public func rows() -> [FamilyRow] {
         families.map { family in

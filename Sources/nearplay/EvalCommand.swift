@@ -101,6 +101,8 @@ struct EvalCommand: ParsableCommand {
             }
             if !files.isEmpty {
                 for line in evaluation.table().lines() { StandardOutput.line(line) }
+                StandardOutput.line("")
+                for line in evaluation.intervalBandLines() { StandardOutput.line(line) }
             }
         }
         if walks {

@@ -68,7 +68,9 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines[0] == #"{"t":0.100,"event":"enter","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59}"#)
-        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"distance_lo_m":0.56,"distance_hi_m":1.80,"zone":"near","truth_m":1.0}"#))
+        // At 1 m after one reading (FittedSpread): nearer √(15.2 + 7.5²) = 8.45 dB, farther
+        // √(15.2 + 3² + 4²) = 6.34 dB, so 10^(−8.45 / 28) … 10^(6.34 / 28) = 0.50 … 1.68 m.
+        #expect(lines[1].hasPrefix(#"{"t":0.100,"event":"range","beacon":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/2","addr":"C0:FF:EE:00:00:01","rssi":-59,"rssi_filtered":-59.0,"distance_m":1.00,"distance_lo_m":0.50,"distance_hi_m":1.68,"zone":"near","truth_m":1.0}"#))
         #expect(lines[2].contains(#""event":"range""#) && !lines[2].contains("truth_m"))
         // The trace ends: the beacon exits at its deadline, last seen (0.3 s) + 2 s (its one
         // 0.2 s gap gives an interval of 0.2 s and a timeout of a few intervals, raised to the floor).
@@ -85,9 +87,10 @@ import Testing
         #expect(rows[0].hasPrefix("t ") && rows[0].contains("event") && rows[0].contains("distance (68 %)"))
         #expect(rows[1].contains("enter") && rows[1].contains("-70"))
         // -70 dBm against -59 at 1 m with n = 2.8: 10^(11/28) = 2.47 m, near. The interval after one
-        // reading: 6 dB shadowing, the filter's 15.2 dB² and the exponent's 11 · 0.5 / 2.8 dB give
-        // 7.42 dB, so 10^((11 ∓ 7.42) / 28) = 1.34 … 4.55 m.
-        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.5 m (1.3–4.5)") && rows[2].contains("near"))
+        // reading (FittedSpread): nearer, the filter's 15.2 dB² alone (the table is 0 dB at 2–4 m),
+        // 3.90 dB; farther, 15.2 dB² with the table's 13.96 dB at 11 dB and the first reading's
+        // 4 dB, 15.03 dB; so 10^((11 − 3.90) / 28) … 10^((11 + 15.03) / 28) = 1.79 … 8.51 m.
+        #expect(rows[2].contains("range") && rows[2].contains("-70.0") && rows[2].contains("2.5 m (1.8–8.5)") && rows[2].contains("near"))
         #expect(rows[3].contains("30.000") && rows[3].contains("exit"))
     }
 

@@ -58,6 +58,26 @@ import FoundationXML
         for step in 1...100 { _ = filter.update(-60, at: Double(step) * 0.1) }
         #expect(filter.estimateVariance(readingVariance: 32) < early / 4)
     }
+    /// With the default (fitted) spread, a beacon standing at 4 m gets an interval that reaches
+    /// farther than nearer (in ratio to the estimate), as the recordings' errors do; the
+    /// symmetric spread gives equal ratios.
+    @Test func fittedIntervalReachesFartherThanNearerAtRange() throws {
+        let script = WalkScript(beacons: [.init(beacon: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/1", interval: 0.5,
+                                                waypoints: [[0, 4], [60, 4]])])
+        let records = Simulator.run(script, parameters: SimulationParameters(pathLossExponent: 2.8, seed: 5)).records
+        for (uncertainty, lopsided) in [(RangingUncertainty(), true), (RangingUncertainty(shadowing: 6), false)] {
+            var configuration = RangingConfiguration(uncertainty: uncertainty)
+            configuration.rangeInterval = 0
+            let last = try #require(Replay.run(records, configuration: configuration).events.last { $0.0.kind == .range }?.0)
+            let distance = try #require(last.distance), interval = try #require(last.distanceInterval)
+            let farther = interval.upperBound / distance, nearer = distance / interval.lowerBound
+            if lopsided {
+                #expect(farther > 2 * nearer, "\(interval) around \(distance)")
+            } else {
+                #expect(abs(farther - nearer) < 1e-6, "\(interval) around \(distance)")
+            }
+        }
+    }
 }
 
 @Suite struct PooledEvaluationTests {
