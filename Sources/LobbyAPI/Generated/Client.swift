@@ -1414,6 +1414,113 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// Your device's radio offsets, as the lobby solved them from the readings players near you reported.
+    ///
+    /// Calibration from the crowd: every two-way exchange (you and another player each reporting what you read of the other) tells how your transmitter and receiver differ from the other's. The lobby solves every player's offsets from all such pairs (robust least squares, the defaults 0 ± 6 dB as prior) every few minutes. Agents correct their own readings with the receive offset and a peer's with that peer's transmit offset. 404 (code radioOffsetsNotSolved) until you have exchanged readings with enough players.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/players/me/radio-offsets`.
+    /// - Remark: Generated from `#/paths//v1/players/me/radio-offsets/get(getRadioOffsets)`.
+    public func getRadioOffsets(_ input: Operations.GetRadioOffsets.Input) async throws -> Operations.GetRadioOffsets.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetRadioOffsets.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/players/me/radio-offsets",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetRadioOffsets.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.RadioOffsets.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// A player's photo.
     ///
     /// - Remark: HTTP `GET /v1/players/{username}/photo`.

@@ -921,6 +921,8 @@ extension Components {
             public var photoURL: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Profile/stats`.
             public var stats: Components.Schemas.Stats
+            /// - Remark: Generated from `#/components/schemas/Profile/radioOffsets`.
+            public var radioOffsets: Components.Schemas.RadioOffsets?
             /// Creates a new `Profile`.
             ///
             /// - Parameters:
@@ -929,18 +931,21 @@ extension Components {
             ///   - lastName:
             ///   - photoURL:
             ///   - stats:
+            ///   - radioOffsets:
             public init(
                 username: Swift.String,
                 firstName: Swift.String,
                 lastName: Swift.String,
                 photoURL: Swift.String? = nil,
-                stats: Components.Schemas.Stats
+                stats: Components.Schemas.Stats,
+                radioOffsets: Components.Schemas.RadioOffsets? = nil
             ) {
                 self.username = username
                 self.firstName = firstName
                 self.lastName = lastName
                 self.photoURL = photoURL
                 self.stats = stats
+                self.radioOffsets = radioOffsets
             }
             public enum CodingKeys: String, CodingKey {
                 case username
@@ -948,6 +953,59 @@ extension Components {
                 case lastName
                 case photoURL
                 case stats
+                case radioOffsets
+            }
+        }
+        /// How a device's radio differs from a reference one, solved by the lobby from the two-way readings players reported (absent until solved). A reading of this device by another is `transmit` dB stronger than its advertised measured power says; its own readings are `receive` dB higher than a reference receiver's. The errors are standard errors (dB): what the readings did not pin stays at the prior's 6 dB.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RadioOffsets`.
+        public struct RadioOffsets: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/transmit`.
+            public var transmit: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/receive`.
+            public var receive: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/transmitError`.
+            public var transmitError: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/receiveError`.
+            public var receiveError: Swift.Double
+            /// Players whose exchanges with this device the solve used.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/pairs`.
+            public var pairs: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/RadioOffsets/solvedAt`.
+            public var solvedAt: Foundation.Date
+            /// Creates a new `RadioOffsets`.
+            ///
+            /// - Parameters:
+            ///   - transmit:
+            ///   - receive:
+            ///   - transmitError:
+            ///   - receiveError:
+            ///   - pairs: Players whose exchanges with this device the solve used.
+            ///   - solvedAt:
+            public init(
+                transmit: Swift.Double,
+                receive: Swift.Double,
+                transmitError: Swift.Double,
+                receiveError: Swift.Double,
+                pairs: Swift.Int,
+                solvedAt: Foundation.Date
+            ) {
+                self.transmit = transmit
+                self.receive = receive
+                self.transmitError = transmitError
+                self.receiveError = receiveError
+                self.pairs = pairs
+                self.solvedAt = solvedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case transmit
+                case receive
+                case transmitError
+                case receiveError
+                case pairs
+                case solvedAt
             }
         }
         /// A beacon identity the agent saw, with its estimated distance.
@@ -1634,6 +1692,8 @@ extension Components {
             public var tournaments: [Components.Schemas.Tournament]
             /// - Remark: Generated from `#/components/schemas/Location/siteProfile`.
             public var siteProfile: Components.Schemas.SiteProfile?
+            /// - Remark: Generated from `#/components/schemas/Location/crowdProfile`.
+            public var crowdProfile: Components.Schemas.CrowdProfile?
             /// Creates a new `Location`.
             ///
             /// - Parameters:
@@ -1645,6 +1705,7 @@ extension Components {
             ///   - createdAt:
             ///   - tournaments: Its running tournaments.
             ///   - siteProfile:
+            ///   - crowdProfile:
             public init(
                 id: Swift.Int64,
                 name: Swift.String,
@@ -1653,7 +1714,8 @@ extension Components {
                 timeZone: Swift.String,
                 createdAt: Foundation.Date,
                 tournaments: [Components.Schemas.Tournament],
-                siteProfile: Components.Schemas.SiteProfile? = nil
+                siteProfile: Components.Schemas.SiteProfile? = nil,
+                crowdProfile: Components.Schemas.CrowdProfile? = nil
             ) {
                 self.id = id
                 self.name = name
@@ -1663,6 +1725,7 @@ extension Components {
                 self.createdAt = createdAt
                 self.tournaments = tournaments
                 self.siteProfile = siteProfile
+                self.crowdProfile = crowdProfile
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1673,6 +1736,45 @@ extension Components {
                 case createdAt
                 case tournaments
                 case siteProfile
+                case crowdProfile
+            }
+        }
+        /// The site's path-loss exponent as the lobby solved it from the two-way readings of players present at the location (absent until solved). Without known distances the readings barely pin the exponent, so exponentError mostly stays near the prior's 0.5; agents use it only when it is 0.3 or less, and a siteProfile always wins over it.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/CrowdProfile`.
+        public struct CrowdProfile: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/exponent`.
+            public var exponent: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/exponentError`.
+            public var exponentError: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/pairs`.
+            public var pairs: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/solvedAt`.
+            public var solvedAt: Foundation.Date
+            /// Creates a new `CrowdProfile`.
+            ///
+            /// - Parameters:
+            ///   - exponent:
+            ///   - exponentError:
+            ///   - pairs:
+            ///   - solvedAt:
+            public init(
+                exponent: Swift.Double,
+                exponentError: Swift.Double,
+                pairs: Swift.Int,
+                solvedAt: Foundation.Date
+            ) {
+                self.exponent = exponent
+                self.exponentError = exponentError
+                self.pairs = pairs
+                self.solvedAt = solvedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case exponent
+                case exponentError
+                case pairs
+                case solvedAt
             }
         }
         /// How radio travels at a location, as its operator measured it (absent until published).

@@ -98,6 +98,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/players/me/calibration`.
     /// - Remark: Generated from `#/paths//v1/players/me/calibration/put(setCalibration)`.
     func setCalibration(_ input: Operations.SetCalibration.Input) async throws -> Operations.SetCalibration.Output
+    /// Your device's radio offsets, as the lobby solved them from the readings players near you reported.
+    ///
+    /// Calibration from the crowd: every two-way exchange (you and another player each reporting what you read of the other) tells how your transmitter and receiver differ from the other's. The lobby solves every player's offsets from all such pairs (robust least squares, the defaults 0 ± 6 dB as prior) every few minutes. Agents correct their own readings with the receive offset and a peer's with that peer's transmit offset. 404 (code radioOffsetsNotSolved) until you have exchanged readings with enough players.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/players/me/radio-offsets`.
+    /// - Remark: Generated from `#/paths//v1/players/me/radio-offsets/get(getRadioOffsets)`.
+    func getRadioOffsets(_ input: Operations.GetRadioOffsets.Input) async throws -> Operations.GetRadioOffsets.Output
     /// A player's photo.
     ///
     /// - Remark: HTTP `GET /v1/players/{username}/photo`.
@@ -429,6 +437,16 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// Your device's radio offsets, as the lobby solved them from the readings players near you reported.
+    ///
+    /// Calibration from the crowd: every two-way exchange (you and another player each reporting what you read of the other) tells how your transmitter and receiver differ from the other's. The lobby solves every player's offsets from all such pairs (robust least squares, the defaults 0 ± 6 dB as prior) every few minutes. Agents correct their own readings with the receive offset and a peer's with that peer's transmit offset. 404 (code radioOffsetsNotSolved) until you have exchanged readings with enough players.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/players/me/radio-offsets`.
+    /// - Remark: Generated from `#/paths//v1/players/me/radio-offsets/get(getRadioOffsets)`.
+    public func getRadioOffsets(headers: Operations.GetRadioOffsets.Input.Headers = .init()) async throws -> Operations.GetRadioOffsets.Output {
+        try await getRadioOffsets(Operations.GetRadioOffsets.Input(headers: headers))
     }
     /// A player's photo.
     ///
