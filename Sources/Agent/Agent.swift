@@ -192,6 +192,7 @@ public final class Agent: Sendable {
             .init(service: TaskService { [self] in await self.tellTimeZone() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [follower] in await follower.run() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.reportEncounters() }, successTerminationBehavior: .ignore),
+            .init(service: TaskService { [self] in await self.followRadioOffsets() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.notify() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.advertise() }, successTerminationBehavior: .ignore),
             .init(service: TaskService { [self] in await self.scan() }, successTerminationBehavior: .ignore),
@@ -285,6 +286,34 @@ public final class Agent: Sendable {
             if !sightings.isEmpty { _ = try? await outbox.enqueue(.encounters(sightings)) }
         }
     }
+
+    /// Asks the lobby for this device's radio offsets (calibration from the crowd) now and every
+    /// ``radioOffsetsRefresh`` after: the lobby solves them again every few minutes from the
+    /// readings players exchange. A lobby away keeps the offsets last known.
+    func followRadioOffsets() async {
+        var known: RadioOffsets?
+        while true {
+            do {
+                let offsets = try await lobby.radioOffsets().map(RadioOffsets.init)
+                if offsets != known {
+                    if let offsets {
+                        logger.notice("""
+                            the lobby solved this device's radio offsets from the players around it: transmit                             \(String(format: "%+.1f ± %.1f", offsets.transmit, offsets.transmitError)) dB, receive                             \(String(format: "%+.1f ± %.1f", offsets.receive, offsets.receiveError)) dB; distances are corrected with them
+                            """)
+                    }
+                    known = offsets
+                    await nearby.setOwnRadioOffsets(offsets)
+                }
+            } catch {
+                logger.info("could not ask the lobby for this device's radio offsets (\(error)); using those last known")
+            }
+            do { try await clock.sleep(for: .seconds(Self.radioOffsetsRefresh)) } catch { return }
+        }
+    }
+
+    /// Seconds between asking the lobby for this device's radio offsets: the lobby's solve runs
+    /// every 10 minutes by default.
+    static let radioOffsetsRefresh = 600.0
 
     func notify() async {
         guard configuration.notifications else { return }

@@ -50,6 +50,15 @@ public final class AgentStore: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2-radio-offsets") { db in
+            // A resolved player's radio offsets, as the lobby solved them from the crowd (all NULL: none).
+            try db.execute(sql: """
+                ALTER TABLE identity ADD COLUMN transmitOffset REAL;
+                ALTER TABLE identity ADD COLUMN receiveOffset REAL;
+                ALTER TABLE identity ADD COLUMN transmitError REAL;
+                ALTER TABLE identity ADD COLUMN receiveError REAL;
+                """)
+        }
         return migrator
     }
 

@@ -3,17 +3,21 @@ import Foundation
 import GRDB
 import LobbyClient
 import Logging
+import Ranging
 
 /// Who a beacon identity belongs to, as far as this player may know.
 public struct ResolvedPlayer: Codable, Sendable, Hashable {
     public var username: String
     public var firstName: String
     public var lastName: String
+    /// The player's radio offsets as the lobby solved them from the crowd, when it has them.
+    public var radioOffsets: RadioOffsets?
 
-    public init(username: String, firstName: String, lastName: String) {
+    public init(username: String, firstName: String, lastName: String, radioOffsets: RadioOffsets? = nil) {
         self.username = username
         self.firstName = firstName
         self.lastName = lastName
+        self.radioOffsets = radioOffsets
     }
 
     public var displayName: String { "\(firstName) \(lastName)".trimmingCharacters(in: .whitespaces) }
@@ -81,7 +85,8 @@ public actor IdentityResolver {
         let task = Task<Answer, Never> {
             do {
                 let profile = try await lobby.resolve(identity)
-                return .player(ResolvedPlayer(username: profile.username, firstName: profile.firstName, lastName: profile.lastName))
+                return .player(ResolvedPlayer(username: profile.username, firstName: profile.firstName, lastName: profile.lastName,
+                                              radioOffsets: profile.radioOffsets.map(RadioOffsets.init)))
             } catch let error as LobbyClientError where error.status == 404 {
                 return .nobody
             } catch {
@@ -111,30 +116,52 @@ public actor IdentityResolver {
 
     private func cachedAnswer(_ key: String, at time: Double) -> (answer: Answer, expires: Double)? {
         let row = try? store.database.read {
-            try Row.fetchOne($0, sql: "SELECT username, firstName, lastName, expiresAt FROM identity WHERE beacon = ? AND expiresAt > ?",
-                             arguments: [key, time])
+            try Row.fetchOne($0, sql: """
+                SELECT username, firstName, lastName, expiresAt, transmitOffset, receiveOffset, transmitError, receiveError
+                FROM identity WHERE beacon = ? AND expiresAt > ?
+                """, arguments: [key, time])
         }
         guard let row else { return nil }
         let expires: Double = row["expiresAt"]
         guard let username: String = row["username"] else { return (.nobody, expires) }
-        return (.player(ResolvedPlayer(username: username, firstName: row["firstName"] ?? "", lastName: row["lastName"] ?? "")), expires)
+        var offsets: RadioOffsets?
+        if let transmit: Double = row["transmitOffset"], let receive: Double = row["receiveOffset"],
+           let transmitError: Double = row["transmitError"], let receiveError: Double = row["receiveError"] {
+            offsets = RadioOffsets(transmit: transmit, receive: receive, transmitError: transmitError, receiveError: receiveError)
+        }
+        return (.player(ResolvedPlayer(username: username, firstName: row["firstName"] ?? "", lastName: row["lastName"] ?? "",
+                                       radioOffsets: offsets)), expires)
     }
 
     private func remember(_ key: String, _ answer: Answer) {
         var player: ResolvedPlayer?
         if case .player(let p) = answer { player = p }
+        let offsets = player?.radioOffsets
         let expires = now() + (player == nil ? negativeTTL : ttl)
         memory[key] = (answer, expires)
         do {
             try store.database.write {
                 try $0.execute(sql: """
-                    INSERT INTO identity (beacon, username, firstName, lastName, expiresAt) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO identity (beacon, username, firstName, lastName, expiresAt,
+                                          transmitOffset, receiveOffset, transmitError, receiveError)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(beacon) DO UPDATE SET username = excluded.username, firstName = excluded.firstName,
-                        lastName = excluded.lastName, expiresAt = excluded.expiresAt
-                    """, arguments: [key, player?.username, player?.firstName, player?.lastName, expires])
+                        lastName = excluded.lastName, expiresAt = excluded.expiresAt,
+                        transmitOffset = excluded.transmitOffset, receiveOffset = excluded.receiveOffset,
+                        transmitError = excluded.transmitError, receiveError = excluded.receiveError
+                    """, arguments: [key, player?.username, player?.firstName, player?.lastName, expires,
+                                     offsets?.transmit, offsets?.receive, offsets?.transmitError, offsets?.receiveError])
             }
         } catch {
             logger.warning("could not cache the identity \(key): \(error)")
         }
+    }
+}
+
+extension RadioOffsets {
+    /// The offsets as the lobby publishes them.
+    init(_ published: LobbyRadioOffsets) {
+        self.init(transmit: published.transmit, receive: published.receive,
+                  transmitError: published.transmitError, receiveError: published.receiveError)
     }
 }

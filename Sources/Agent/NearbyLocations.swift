@@ -152,11 +152,23 @@ public actor NearbyLocations {
     /// take turns at being nearest.
     public func rangingSite() -> RangingSite? {
         entries.values.compactMap { entry -> (loss: Double, site: RangingSite)? in
-            guard let location = entry.location, let id = entry.id, let profile = location.siteProfile,
-                  RangingSite.plausibleExponents.contains(profile.exponent) else { return nil }
-            return (entry.loss ?? .infinity, RangingSite(location: id, name: location.name, exponent: profile.exponent))
+            guard let location = entry.location, let id = entry.id, let exponent = Self.siteExponent(location) else { return nil }
+            return (entry.loss ?? .infinity, RangingSite(location: id, name: location.name, exponent: exponent))
         }.min { ($0.loss, $0.site.location) < ($1.loss, $1.site.location) }?.site
     }
+
+    /// The exponent to range with at `location`: the one its operator measured, else the one the
+    /// lobby solved from the crowd there when the readings pinned it better than the default's
+    /// ±0.5 does (``crowdExponentError``).
+    static func siteExponent(_ location: LobbyLocation) -> Double? {
+        if let profile = location.siteProfile, RangingSite.plausibleExponents.contains(profile.exponent) { return profile.exponent }
+        if let crowd = location.crowdProfile, RangingSite.plausibleExponents.contains(crowd.exponent),
+           crowd.exponentError.isFinite, crowd.exponentError <= crowdExponentError { return crowd.exponent }
+        return nil
+    }
+
+    /// The largest standard error of a crowd-solved exponent the agent ranges with.
+    static let crowdExponentError = 0.3
 
     /// Tells `onSite` when the site to range with changed.
     private func followSite() {

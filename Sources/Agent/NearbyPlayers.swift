@@ -100,6 +100,12 @@ public actor NearbyPlayers {
         peers.uncertainty = configuration.uncertainty
     }
 
+    /// This device's radio offsets as the lobby last published them (nil: none yet): from the next
+    /// range event on, every player's distance is corrected with them.
+    public func setOwnRadioOffsets(_ offsets: RadioOffsets?) {
+        peers.own = offsets.flatMap { $0.isUsable ? $0 : nil }
+    }
+
     /// What `username` read of us (a lobby `peerReading` event at `time`): from the next range
     /// event on, their distance is two-way while the reading is recent.
     public func receivePeerReading(from username: String, rssi: Double, measuredPower: Double, variance: Double?, at time: Date) {
@@ -193,6 +199,7 @@ public actor NearbyPlayers {
 
     /// Stops showing `username` (after a block) until the lobby says otherwise.
     public func forget(username: String) {
+        peers.forget(username)
         for (identity, entry) in entries where entry.player?.username == username {
             entries[identity] = nil
             events.publish(.playerGone(player: username, name: entry.player?.displayName, beacon: identity))
@@ -235,6 +242,8 @@ public actor NearbyPlayers {
         }
         // The same player under a new identity (theirs rotated): one player, no new arrival.
         let known = isAnnounced(player.username)
+        // Each resolution brings the offsets the lobby holds now (a rotated identity, fresher ones).
+        peers.setOffsets(player.radioOffsets, for: player.username)
         entry.player = player
         entry.announced = true
         entry.announcedDistance = entry.distance

@@ -13,6 +13,10 @@ public enum RangingMethod: String, Sendable {
 /// `peerReading` events), combined with our own reading of that peer by ``TwoWayRanging``.
 /// Without a reading from the peer, or with one older than ``maximumAge``, the distance is
 /// one-way (the ranging pipeline's own).
+///
+/// Both are corrected with the radio offsets the lobby solved from the crowd, where it has them:
+/// ours (``own``) and each peer's (from its profile). The correction applies to what is shown,
+/// never to the readings reported to the lobby (see ``RadioOffsets``).
 struct PeerReadings: Sendable {
     typealias Method = RangingMethod
 
@@ -28,7 +32,11 @@ struct PeerReadings: Sendable {
     var maximumAge: Double
     var model: DistanceModel = .default
     var uncertainty = RangingUncertainty()
+    /// This device's offsets, as the lobby last published them.
+    var own: RadioOffsets?
     private var readings: [String: (direction: TwoWayRanging.Direction, at: Date)] = [:]
+    /// Each peer's offsets, from the profile its identity resolved to.
+    private var offsets: [String: RadioOffsets] = [:]
 
     init(maximumAge: Double) {
         self.maximumAge = maximumAge
@@ -40,7 +48,17 @@ struct PeerReadings: Sendable {
         readings[username] = (direction, time)
     }
 
-    mutating func forget(_ username: String) { readings[username] = nil }
+    mutating func forget(_ username: String) {
+        readings[username] = nil
+        offsets[username] = nil
+    }
+
+    /// Remembers `username`'s radio offsets (nil: the lobby has none for them).
+    mutating func setOffsets(_ peerOffsets: RadioOffsets?, for username: String) {
+        offsets[username] = peerOffsets.flatMap { $0.isUsable ? $0 : nil }
+    }
+
+    func offsets(of username: String) -> RadioOffsets? { offsets[username] }
 
     /// `username`'s reading of us if it is recent enough at `now`.
     func reading(from username: String, now: Date) -> TwoWayRanging.Direction? {
@@ -49,13 +67,32 @@ struct PeerReadings: Sendable {
     }
 
     /// The distance to `username` from our reading of them (`forward`), two-way when they reported
-    /// theirs recently; otherwise the pipeline's one-way `distance` and `interval`.
+    /// theirs recently; otherwise the pipeline's one-way `distance` and `interval`. Either is
+    /// corrected with the offsets known for both ends.
     func estimate(for username: String?, forward: TwoWayRanging.Direction?, oneWay distance: Double?,
                   interval: ClosedRange<Double>?, now: Date) -> Estimate {
+        let peer = username.flatMap { offsets[$0] }
         if let username, let forward, let reverse = reading(from: username, now: now),
-           let twoWay = TwoWayRanging.estimate(forward: forward, reverse: reverse, model: model, uncertainty: uncertainty) {
+           let twoWay = TwoWayRanging.estimate(forward: forward.corrected(transmitter: peer, receiver: own),
+                                               reverse: reverse.corrected(transmitter: own, receiver: peer),
+                                               model: model, uncertainty: uncertainty) {
             return Estimate(distance: twoWay.distance, interval: twoWay.interval, method: .twoWay)
         }
-        return Estimate(distance: distance, interval: interval, method: .oneWay)
+        guard let distance, let forward, peer != nil || own != nil,
+              let scale = Self.scale(forward, forward.corrected(transmitter: peer, receiver: own), model: model)
+        else { return Estimate(distance: distance, interval: interval, method: .oneWay) }
+        // The pipeline's own estimate (its filter and fitted interval), moved by as much as the
+        // correction moves the model's distance: the same factor at every distance for the
+        // log-distance model, so the interval keeps its shape.
+        return Estimate(distance: distance * scale,
+                        interval: interval.map { ($0.lowerBound * scale)...($0.upperBound * scale) }, method: .oneWay)
+    }
+
+    /// How much further (> 1) or nearer the model puts `corrected` than `reading`.
+    private static func scale(_ reading: TwoWayRanging.Direction, _ corrected: TwoWayRanging.Direction, model: DistanceModel) -> Double? {
+        guard let before = model.distance(rssi: reading.filteredRSSI, measuredPower: reading.measuredPower),
+              let after = model.distance(rssi: corrected.filteredRSSI, measuredPower: corrected.measuredPower),
+              before > 0, after.isFinite, after > 0 else { return nil }
+        return after / before
     }
 }

@@ -149,6 +149,16 @@ public struct LobbyClient: Sendable {
         }
     }
 
+    /// This device's radio offsets as the lobby solved them from the crowd's two-way readings,
+    /// nil until it has (too few players exchanged readings with this one yet).
+    public func radioOffsets() async throws -> LobbyRadioOffsets? {
+        do {
+            return try await call { try await $0.getRadioOffsets().ok.body.json }
+        } catch let error as LobbyClientError where error.status == 404 && error.code == .radioOffsetsNotSolved {
+            return nil
+        }
+    }
+
     public func unlocked() async throws -> [UnlockedPlayer] { try await call { try await $0.listUnlocked().ok.body.json } }
 
     public func block(_ username: String) async throws {

@@ -42,6 +42,8 @@ public struct LobbyClientError: Error, Equatable, CustomStringConvertible {
         // The lobby's, that the agent's side branches on or documents.
         /// No calibration stored for this device (status 404).
         public static let calibrationNotFound: Code = "calibrationNotFound"
+        /// The lobby has not solved this device's radio offsets yet (status 404).
+        public static let radioOffsetsNotSolved: Code = "radioOffsetsNotSolved"
         /// A calibration no device at rest gives (status 422).
         public static let calibrationRefused: Code = "calibrationRefused"
         /// A claimed score that does not stand (status 422).

@@ -60,6 +60,10 @@ public typealias TournamentStanding = Components.Schemas.Standing
 public typealias TournamentEntry = Components.Schemas.TournamentEntry
 /// How radio travels at a location, as its operator measured it.
 public typealias LocationSiteProfile = Components.Schemas.SiteProfile
+/// A device's radio offsets, as the lobby solved them from the crowd's two-way readings.
+public typealias LobbyRadioOffsets = Components.Schemas.RadioOffsets
+/// A location's path-loss exponent, as the lobby solved it from the crowd present there.
+public typealias LocationCrowdProfile = Components.Schemas.CrowdProfile
 
 extension Components.Schemas.Minigame {
     /// This minigame's name as the rest of Nearplay knows it (the API document lists the games
