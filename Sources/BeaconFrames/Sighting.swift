@@ -26,8 +26,10 @@ public struct Sighting: Sendable, Hashable {
     ///
     /// This is the per-advertisement hot path: it walks the AD bytes in place without building
     /// ``AdvertisingData`` or allocating, and accepts exactly what ``IBeacon``, ``AltBeacon`` and
-    /// ``EddystoneFrame`` accept (a property test holds them to that).
-    public init?(_ advertisement: Advertisement) {
+    /// ``EddystoneFrame`` accept (a property test holds them to that). It borrows the
+    /// advertisement: an initialiser's parameter is otherwise passed owned, which costs every
+    /// caller a retain and a release of the advertising data's buffer per advertisement.
+    public init?(_ advertisement: borrowing Advertisement) {
         guard let (identity, power) = Self.decodeIdentity(advertisement.data) else { return nil }
         self.init(identity: identity, measuredPower: power, rssi: advertisement.rssi,
                   time: advertisement.time, address: advertisement.address, receiver: advertisement.receiver)
