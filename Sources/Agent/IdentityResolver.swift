@@ -50,6 +50,7 @@ public actor IdentityResolver {
     /// In-memory copy of the cache, so a warm hit costs no database read.
     private var memory: [String: (answer: Answer, expires: Double)] = [:]
     /// Resolutions answered from the cache, and those that had to ask the lobby (for `nearplay metrics`).
+    private var guessesSpentLogged: Double?
     public private(set) var cacheHits = 0
     public private(set) var cacheMisses = 0
 
@@ -89,6 +90,12 @@ public actor IdentityResolver {
                                               radioOffsets: profile.radioOffsets.map(RadioOffsets.init)))
             } catch let error as LobbyClientError where error.status == 404 {
                 return .nobody
+            } catch let error as LobbyClientError where error.status == 429 && error.code == .tooManyUnknownIdentities {
+                // The lobby answers only players met before until its hourly budget of unknown
+                // identities refills, and this is none of them: nobody, until the negative cache
+                // expires, rather than the same refusal every few seconds.
+                await self.noteGuessesSpent(error)
+                return .nobody
             } catch {
                 logger.info("could not resolve \(key): \(error)")
                 return .unavailable
@@ -105,6 +112,15 @@ public actor IdentityResolver {
             remember(key, answer)
         }
         return answer
+    }
+
+    /// Says once per negative-cache period that the lobby's budget of unknown identities is spent
+    /// (a room full of beacons with the deployment's UUID that belong to nobody).
+    private func noteGuessesSpent(_ error: LobbyClientError) {
+        let time = now()
+        if let logged = guessesSpentLogged, time - logged < negativeTTL { return }
+        guessesSpentLogged = time
+        logger.notice("the lobby answers only players met before for now (\(error.message)); identities it refused count as nobody for \(Int(negativeTTL)) s each")
     }
 
     /// Drops what is known about `username` (after blocking them, say), so the next sighting asks

@@ -42,6 +42,9 @@ public struct LobbyClientError: Error, Equatable, CustomStringConvertible {
         // The lobby's, that the agent's side branches on or documents.
         /// No calibration stored for this device (status 404).
         public static let calibrationNotFound: Code = "calibrationNotFound"
+        /// The hourly budget of identities that belong to nobody is spent: only players met
+        /// before are answered until it refills (status 429).
+        public static let tooManyUnknownIdentities: Code = "tooManyUnknownIdentities"
         /// The lobby has not solved this device's radio offsets yet (status 404).
         public static let radioOffsetsNotSolved: Code = "radioOffsetsNotSolved"
         /// A calibration no device at rest gives (status 422).

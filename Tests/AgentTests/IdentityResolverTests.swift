@@ -52,6 +52,39 @@ import Testing
         #expect(await fresh.resolve(carolIdentity) == .unavailable)
     }
 
+    /// A room of beacons with the deployment's UUID that belong to nobody spends the lobby's
+    /// hourly budget of unknown identities (100); past it the lobby refuses (429) what it would
+    /// have answered 404. The agent takes that refusal as nobody until its negative cache
+    /// expires, so each such identity is asked about once a minute, not every 3 s.
+    @Test(.timeLimit(.minutes(5))) func aSpentGuessBudgetCountsAsNobodyUntilTheNegativeCacheExpires() async throws {
+        let folder = try TemporaryFolder()
+        let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
+        defer { lobby.kill() }
+        let alice = try await register("alice", at: lobby.url)
+        let store = try AgentStore(directory: folder.path + "/state")
+        let clock = ManualTime(1000)
+        let resolver = IdentityResolver(store: store, lobby: alice.client, ttl: 600, negativeTTL: 60, now: { clock.now })
+        func unknown(_ minor: UInt16) -> BeaconIdentity {
+            .iBeacon(uuid: BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!, major: 65000, minor: minor)
+        }
+        for minor: UInt16 in 1...100 { #expect(await resolver.resolve(unknown(minor)) == .nobody) }
+        // The 101st is refused by the lobby: still nobody, and remembered as such.
+        do {
+            _ = try await alice.client.resolve(unknown(500))
+            Issue.record("the lobby answered past its budget of unknown identities")
+        } catch let error as LobbyClientError {
+            #expect(error.status == 429 && error.code == .tooManyUnknownIdentities, "\(error)")
+        }
+        #expect(await resolver.resolve(unknown(101)) == .nobody)
+        let misses = await resolver.cacheMisses
+        #expect(await resolver.resolve(unknown(101)) == .nobody)
+        #expect(await resolver.cacheMisses == misses, "a refused identity was asked about again at once")
+        // Once the negative cache expires it is asked again.
+        clock.now += 61
+        #expect(await resolver.resolve(unknown(101)) == .nobody)
+        #expect(await resolver.cacheMisses == misses + 1)
+    }
+
     @Test(.timeLimit(.minutes(5))) func concurrentQuestionsShareOneRequestAndWarmHitsAreFast() async throws {
         let folder = try TemporaryFolder()
         let lobby = try await blocking { try LobbyProcess(folder: folder.path) }
