@@ -64,32 +64,22 @@ public enum CrowdCalibration {
         }
     }
 
-    /// One device's reading of another: the RSSI it heard (dBm, a raw reading or a filter's
-    /// estimate), the measured power the other advertised (dBm), and the reading's variance (dB²:
-    /// 16 for a raw reading in 4 dB of noise, the filter's variance for a filtered one).
-    public struct Reading: Sendable, Hashable {
-        public var rssi: Double
-        public var measuredPower: Double
-        public var variance: Double
-
-        public init(rssi: Double, measuredPower: Double, variance: Double = 16) {
-            self.rssi = rssi
-            self.measuredPower = measuredPower
-            self.variance = variance
-        }
-    }
-
     /// Two devices' readings of each other over one path at one moment (either may be missing),
     /// at a site, with the distance when it is known (m).
+    ///
+    /// Each reading is a ``TwoWayRanging/Direction``: the RSSI heard (dBm, a raw reading or a
+    /// filter's estimate), the measured power the other advertised (dBm), and the reading's
+    /// variance (dB²: 16 for a raw reading in 4 dB of noise, the filter's variance for a filtered
+    /// one). Give the variance: its default of 0 would make the reading exact.
     public struct Exchange: Sendable, Hashable {
         public var first: String
         public var second: String
-        public var firstHearsSecond: Reading?
-        public var secondHearsFirst: Reading?
+        public var firstHearsSecond: TwoWayRanging.Direction?
+        public var secondHearsFirst: TwoWayRanging.Direction?
         public var distance: Double?
         public var site: String
 
-        public init(first: String, second: String, firstHearsSecond: Reading?, secondHearsFirst: Reading?,
+        public init(first: String, second: String, firstHearsSecond: TwoWayRanging.Direction?, secondHearsFirst: TwoWayRanging.Direction?,
                     distance: Double? = nil, site: String = "") {
             self.first = first
             self.second = second
@@ -231,12 +221,12 @@ public enum CrowdCalibration {
             let forward = swap ? exchange.secondHearsFirst : exchange.firstHearsSecond
             let reverse = swap ? exchange.firstHearsSecond : exchange.secondHearsFirst
             var statistics = pairs[key] ?? PairStatistics()
-            if let forward { statistics.forward.add(forward.rssi - forward.measuredPower, variance: forward.variance) }
-            if let reverse { statistics.reverse.add(reverse.rssi - reverse.measuredPower, variance: reverse.variance) }
+            if let forward { statistics.forward.add(forward.filteredRSSI - forward.measuredPower, variance: forward.filterVariance) }
+            if let reverse { statistics.reverse.add(reverse.filteredRSSI - reverse.measuredPower, variance: reverse.filterVariance) }
             if let forward, let reverse {
-                let a = forward.rssi - forward.measuredPower, b = reverse.rssi - reverse.measuredPower
-                statistics.difference.add(a - b, variance: forward.variance + reverse.variance)
-                statistics.sum.add(a + b, variance: forward.variance + reverse.variance)
+                let a = forward.filteredRSSI - forward.measuredPower, b = reverse.filteredRSSI - reverse.measuredPower
+                statistics.difference.add(a - b, variance: forward.filterVariance + reverse.filterVariance)
+                statistics.sum.add(a + b, variance: forward.filterVariance + reverse.filterVariance)
             }
             pairs[key] = statistics
         }
