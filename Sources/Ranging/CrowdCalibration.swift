@@ -26,7 +26,11 @@ import Foundation
 /// one sum per pair where a distance is known or both are mingling players), with the prior as
 /// extra equations, solved through the normal equations (Cholesky) and reweighted with Huber
 /// weights until the weights settle, then with bisquare weights from there, so a pair that reads
-/// far off its model counts little and one that reads very far off not at all.
+/// far off its model counts little and one that reads very far off not at all. The offset priors
+/// of devices not anchored yield the same way (Huber on the prior's spread), so one device far
+/// out (or a player reading everyone 20 dB high) does not drag the level all devices share; the
+/// mingling spread is estimated from the median of the sums' squared residuals, so a few pairs
+/// far off do not inflate it and hide behind it.
 /// Cost: O(exchanges) to aggregate plus O(p³) for p = 2·devices + 2·sites parameters: well under
 /// a millisecond for tens of devices.
 public enum CrowdCalibration {
@@ -275,6 +279,12 @@ public enum CrowdCalibration {
 
         // Priors: offsets 0 ± offsetSpread (or what is known), the exponent, and a weak crowd loss.
         var priorMean = [Double](repeating: 0, count: p), priorPrecision = [Double](repeating: 0, count: p)
+        // The offset priors of devices not known beforehand yield (Huber, on the prior's own
+        // spread) where the readings put a device far out: a device 20 dB off (or a player who
+        // reads everyone 20 dB off) would otherwise pull the level every device shares (which only
+        // the prior holds) by a decibel or more.
+        var yielding: [Int] = []
+        var priorWeights = [Double](repeating: 1, count: p)
         for device in devices {
             guard let t = index[.transmit(device.id)], let g = index[.receive(device.id)] else { continue }
             let spread = device.known?.spread ?? options.prior.offsetSpread
@@ -282,6 +292,7 @@ public enum CrowdCalibration {
             priorMean[g] = device.known?.receive ?? 0
             priorPrecision[t] = 1 / (spread * spread)
             priorPrecision[g] = 1 / (spread * spread)
+            if device.known == nil { yielding.append(contentsOf: [t, g]) }
         }
         for site in sites {
             let n = index[.exponent(site: site)]!, c = index[.crowdLoss(site: site)]!
@@ -318,8 +329,8 @@ public enum CrowdCalibration {
             var normal = [Double](repeating: 0, count: p * p)
             var right = [Double](repeating: 0, count: p)
             for i in 0..<p {
-                normal[i * p + i] = priorPrecision[i]
-                right[i] = priorPrecision[i] * priorMean[i]
+                normal[i * p + i] = priorWeights[i] * priorPrecision[i]
+                right[i] = priorWeights[i] * priorPrecision[i] * priorMean[i]
             }
             for (e, equation) in equations.enumerated() {
                 let w = weights[e] / equation.variance(minglingSpread: minglingSpread)
@@ -340,10 +351,16 @@ public enum CrowdCalibration {
             if case let .estimated(floor) = options.mingling {
                 for site in minglingCount.keys {
                     // Method of moments: E[r²] ≈ base variance + 4τ², less the parameters fitted.
+                    // E[r²] from the median of the squares (0.455 for a normal residual), not
+                    // their mean: a few pairs far off (one liar's) would otherwise inflate τ, so
+                    // weaken every sum and hide themselves from the weights below.
                     let members = equations.indices.filter { equations[$0].kind == .mingling(site: site) }
                     let freedom = members.count - (minglingPlayers[site]?.count ?? 0) - 1
                     guard freedom >= 3 else { continue }
-                    let squares = members.reduce(0) { $0 + residuals[$1] * residuals[$1] } / Double(freedom)
+                    let sorted = members.map { residuals[$0] * residuals[$0] }.sorted()
+                    let middle = sorted.count / 2
+                    let median = sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+                    let squares = median / 0.4549 * Double(members.count) / Double(freedom)
                     let base = members.reduce(0) { $0 + equations[$1].variance } / Double(members.count)
                     let tau = max(floor, ((squares - base) / 4).squareRoot().nanToZero)
                     if abs(tau - (minglingSpread[site] ?? 0)) > 1e-3 { changed = true }
@@ -361,6 +378,12 @@ public enum CrowdCalibration {
                 }
                 if abs(weight - weights[e]) > 1e-4 { changed = true }
                 weights[e] = weight
+            }
+            for i in yielding where options.huberThreshold.isFinite {
+                let z = abs(estimate[i] - priorMean[i]) * priorPrecision[i].squareRoot()
+                let weight = z <= options.huberThreshold ? 1 : options.huberThreshold / z
+                if abs(weight - priorWeights[i]) > 1e-4 { changed = true }
+                priorWeights[i] = weight
             }
             if !changed {
                 guard !rejecting, options.rejectionThreshold.isFinite, options.huberThreshold.isFinite else { break }
