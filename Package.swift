@@ -120,8 +120,8 @@ let package = Package(
             name: "Lobby",
             dependencies: [
                 "SystemSupport", "Minigames", "SensorSamples", "BeaconKeys", "LobbyDatabase",
-                // BeaconFrames for SplitMix64 alone, the seeded histories' generator.
-                "BeaconFrames",
+                // BeaconFrames for SplitMix64 and MeasuredPower; Ranging for the crowd calibration's solve.
+                "BeaconFrames", "Ranging",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -138,8 +138,8 @@ public struct CrowdAirExperiment: Sendable {
             }
         }
         var exchanges: [CrowdCalibration.Exchange] = []
-        func reading(_ rssi: Int?) -> CrowdCalibration.Reading? {
-            rssi.map { .init(rssi: Double($0), measuredPower: Self.nominalPower, variance: sigma * sigma + 1.0 / 12) }
+        func reading(_ rssi: Int?) -> TwoWayRanging.Direction? {
+            rssi.map { .init(filteredRSSI: Double($0), measuredPower: Self.nominalPower, filterVariance: sigma * sigma + 1.0 / 12) }
         }
         for second in 0..<secondsCount {
             for a in 0..<count {

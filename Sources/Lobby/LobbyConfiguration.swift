@@ -78,6 +78,22 @@ public struct LobbyConfiguration: Sendable {
     /// lobby that had players or locations then (a new deployment has no static identities). 0
     /// turns them off at once.
     public var staticIdentityGrace: TimeInterval = 14 * 86400
+    /// Calibration from the crowd (``LobbyStore/solveCrowdCalibration()``): a reading one player
+    /// reports of another makes an exchange with the other's reading of it when the two were
+    /// taken at most this many seconds apart (both directions of one path at about one moment).
+    public var crowdPairSeconds: TimeInterval = 120
+    /// At most one exchange per pair of players is recorded in this many seconds: two agents
+    /// near each other report every few seconds, and readings a minute apart say little more.
+    public var crowdExchangeSpacing: TimeInterval = 60
+    /// The solve uses the exchanges of this many seconds before it; older ones are deleted.
+    public var crowdCalibrationWindow: TimeInterval = 24 * 3600
+    /// Each player's exchanges with at most this many partners (the most recent) take part in a
+    /// solve, so no player, however busy (or however many accounts it made), outweighs the rest.
+    public var crowdPairsPerDevice = 50
+    /// A player's offsets are published once it exchanged readings with this many partners.
+    public var crowdMinimumPairs = 3
+    /// How often the lobby server solves, in seconds; 0 turns the periodic solve off.
+    public var crowdCalibrationInterval: TimeInterval = 600
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -147,6 +163,20 @@ public struct LobbyConfiguration: Sendable {
         }
         guard staticIdentityGrace >= 0 else {
             throw LobbyError.invalid("staticIdentityGrace", "must be 0 s or more, got \(staticIdentityGrace).")
+        }
+        for (name, value) in [("crowdPairSeconds", crowdPairSeconds), ("crowdCalibrationWindow", crowdCalibrationWindow)]
+        where !(value.isFinite && value > 0) {
+            throw LobbyError.invalid(name, "must be more than 0 s, got \(value).")
+        }
+        for (name, value) in [("crowdExchangeSpacing", crowdExchangeSpacing), ("crowdCalibrationInterval", crowdCalibrationInterval)]
+        where !(value.isFinite && value >= 0) {
+            throw LobbyError.invalid(name, "must be 0 s or more, got \(value).")
+        }
+        for (name, value) in [("crowdPairsPerDevice", crowdPairsPerDevice), ("crowdMinimumPairs", crowdMinimumPairs)] where value < 1 {
+            throw LobbyError.invalid(name, "must be at least 1, got \(value).")
+        }
+        guard crowdMinimumPairs <= crowdPairsPerDevice else {
+            throw LobbyError.invalid("crowdMinimumPairs", "must be at most crowdPairsPerDevice (\(crowdPairsPerDevice)), got \(crowdMinimumPairs): no player could be published.")
         }
         return copy
     }

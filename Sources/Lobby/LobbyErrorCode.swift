@@ -33,6 +33,8 @@ extension LobbyError {
         public static let tooManyResolutions = Code("tooManyResolutions")
         public static let tooManyUnknownIdentities = Code("tooManyUnknownIdentities")
         public static let tooManyReports = Code("tooManyReports")
+        /// No radio offsets for the player yet: it exchanged readings with too few players.
+        public static let radioOffsetsNotSolved = Code("radioOffsetsNotSolved")
 
         // Invitations and games.
         public static let openGameLimitReached = Code("openGameLimitReached")

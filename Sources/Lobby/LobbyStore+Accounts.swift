@@ -234,8 +234,8 @@ extension LobbyStore {
         }
     }
 
-    /// Deletes an account by anonymising it: personal data, sessions, photo, encounters, blocks and
-    /// unlocks go; the row stays so games and rounds still point somewhere. Pending invitations it
+    /// Deletes an account by anonymising it: personal data, sessions, photo, encounters (and the
+    /// crowd calibration's exchanges and offsets), blocks and unlocks go; the row stays so games and rounds still point somewhere. Pending invitations it
     /// sent are cancelled, those it received are declined, and in open games its missing scores are
     /// recorded as 0 (a forfeit) so the others' game still ends.
     public func deletePlayer(_ playerId: Int64) async throws {
@@ -261,6 +261,8 @@ extension LobbyStore {
                 "DELETE FROM calibration WHERE playerId = ?1",
                 "DELETE FROM invitationKey WHERE inviterId = ?1",
                 "DELETE FROM encounterReport WHERE reporterId = ?1",
+                "DELETE FROM crowdExchange WHERE firstId = ?1 OR secondId = ?1",
+                "DELETE FROM radioOffsets WHERE playerId = ?1",
             ] {
                 try db.execute(statement, playerId)
             }

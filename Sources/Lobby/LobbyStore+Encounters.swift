@@ -186,6 +186,7 @@ extension LobbyStore {
             }
             for (seen, sighting) in readings.sorted(by: { $0.key < $1.key }) {
                 try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
+                try self.recordExchange(db, reporter: reporter, seen: seen, sighting, now: context.now)
             }
             let receipt = EncounterReceipt(recorded: recorded, ignored: sightings.count - recorded, refused: refused.isEmpty ? nil : refused)
             if let key {
@@ -216,7 +217,8 @@ extension LobbyStore {
     func profile(_ db: any SQLSession, _ record: PlayerRecord, now: Date) throws -> PublicProfile {
         PublicProfile(
             username: record.username!, firstName: record.firstName!, lastName: record.lastName!,
-            photoURL: photoURL(record), stats: try statistics(db, playerId: record.id!, now: now))
+            photoURL: photoURL(record), stats: try statistics(db, playerId: record.id!, now: now),
+            radioOffsets: try radioOffsets(db, playerId: record.id!))
     }
 
     /// Results of the games the player finished within the statistics span, from the `result`

@@ -158,7 +158,8 @@ extension LobbyStore {
             id: id, name: try row.get(1, as: String.self), owner: try names(db, [owner])[owner] ?? "",
             beacon: LocationBeacon.staticIdentity(id, deployment: configuration.deploymentUUID),
             timeZone: try row.get(3, as: String.self), createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
-            tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile)
+            tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile,
+            crowdProfile: try crowdProfile(db, locationId: id))
     }
 }
 

@@ -8,8 +8,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// The lobby as a runnable Hummingbird application: the router, WebSocket upgrades, and the
-/// invitation-expiry sweeper, the tournament scheduler and the location screens' readers as
-/// services beside the server. Running it (`runService()`) handles
+/// invitation-expiry sweeper, the tournament scheduler, the location screens' readers and the
+/// crowd calibration's solve as services beside the server. Running it (`runService()`) handles
 /// SIGTERM and SIGINT by draining in-flight requests for at most `limits.drainTimeout`, then
 /// closing every connection; close the store after it returns.
 ///
@@ -25,6 +25,9 @@ public func buildLobbyApplication(
     let router = buildLobbyRouter(store: store, throttle: throttle, metrics: metrics, trustedProxies: limits.trustedProxies,
                                   screenFeeds: screenFeeds)
     let webSocketResponder = router.buildResponder()
+    var services: [any Service] = [PeriodicService.expirySweeper(store: store, logger: logger),
+                                   PeriodicService.tournamentScheduler(store: store, logger: logger), screenFeeds]
+    if let calibrator = PeriodicService.crowdCalibrator(store: store, logger: logger) { services.append(calibrator) }
     let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress, unlimited: limits.trustedProxies)
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
         http1: .init(
@@ -43,7 +46,7 @@ public func buildLobbyApplication(
         configuration: .init(
             address: .hostname(host, port: port), serverName: "nearplay-lobby",
             availableConnectionsDelegate: .maximum(limits.maximumConnections, logger: logger)),
-        services: [PeriodicService.expirySweeper(store: store, logger: logger), PeriodicService.tournamentScheduler(store: store, logger: logger), screenFeeds],
+        services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -60,6 +63,20 @@ extension PeriodicService {
             try await store.expireInvitations()
             try await store.pruneRequestKeys()
             try await store.pruneEvents()
+            try await store.pruneCrowdExchanges()
+        }
+    }
+
+    /// Solves the crowd calibration (``LobbyStore/solveCrowdCalibration()``) every
+    /// ``LobbyConfiguration/crowdCalibrationInterval``, the first time as the server starts; nil
+    /// when that is 0 (turned off). The solve logs one line per pass. With several instances on
+    /// one PostgreSQL, one of them at a time runs it (a lease).
+    static func crowdCalibrator(store: LobbyStore, logger: Logger) -> PeriodicService? {
+        let interval = store.configuration.crowdCalibrationInterval
+        guard interval > 0 else { return nil }
+        return PeriodicService(store: store, lease: "crowd-calibration", interval: .milliseconds(Int64((interval * 1000).rounded())),
+                               logger: logger, failure: "Solving the crowd calibration failed") { [store] in
+            try await store.solveCrowdCalibration()
         }
     }
 }

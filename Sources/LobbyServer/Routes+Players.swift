@@ -58,6 +58,9 @@ func addPlayerRoutes(
     group.get("players/me/calibration") { _, context in
         try JSONBody.response(.ok, try await store.calibration(try context.player()))
     }
+    group.get("players/me/radio-offsets") { _, context in
+        try JSONBody.response(.ok, try await store.radioOffsets(try context.player()))
+    }
     group.get("players/me/beacon-key") { _, context in
         var response = try JSONBody.response(.ok, try await store.beaconKey(try context.player()))
         response.headers[.cacheControl] = "no-store"

@@ -26,7 +26,11 @@ import Foundation
 /// one sum per pair where a distance is known or both are mingling players), with the prior as
 /// extra equations, solved through the normal equations (Cholesky) and reweighted with Huber
 /// weights until the weights settle, then with bisquare weights from there, so a pair that reads
-/// far off its model counts little and one that reads very far off not at all.
+/// far off its model counts little and one that reads very far off not at all. The offset priors
+/// of devices not anchored yield the same way (Huber on the prior's spread), so one device far
+/// out (or a player reading everyone 20 dB high) does not drag the level all devices share; the
+/// mingling spread is estimated from the median of the sums' squared residuals, so a few pairs
+/// far off do not inflate it and hide behind it.
 /// Cost: O(exchanges) to aggregate plus O(p³) for p = 2·devices + 2·sites parameters: well under
 /// a millisecond for tens of devices.
 public enum CrowdCalibration {
@@ -64,32 +68,22 @@ public enum CrowdCalibration {
         }
     }
 
-    /// One device's reading of another: the RSSI it heard (dBm, a raw reading or a filter's
-    /// estimate), the measured power the other advertised (dBm), and the reading's variance (dB²:
-    /// 16 for a raw reading in 4 dB of noise, the filter's variance for a filtered one).
-    public struct Reading: Sendable, Hashable {
-        public var rssi: Double
-        public var measuredPower: Double
-        public var variance: Double
-
-        public init(rssi: Double, measuredPower: Double, variance: Double = 16) {
-            self.rssi = rssi
-            self.measuredPower = measuredPower
-            self.variance = variance
-        }
-    }
-
     /// Two devices' readings of each other over one path at one moment (either may be missing),
     /// at a site, with the distance when it is known (m).
+    ///
+    /// Each reading is a ``TwoWayRanging/Direction``: the RSSI heard (dBm, a raw reading or a
+    /// filter's estimate), the measured power the other advertised (dBm), and the reading's
+    /// variance (dB²: 16 for a raw reading in 4 dB of noise, the filter's variance for a filtered
+    /// one). Give the variance: its default of 0 would make the reading exact.
     public struct Exchange: Sendable, Hashable {
         public var first: String
         public var second: String
-        public var firstHearsSecond: Reading?
-        public var secondHearsFirst: Reading?
+        public var firstHearsSecond: TwoWayRanging.Direction?
+        public var secondHearsFirst: TwoWayRanging.Direction?
         public var distance: Double?
         public var site: String
 
-        public init(first: String, second: String, firstHearsSecond: Reading?, secondHearsFirst: Reading?,
+        public init(first: String, second: String, firstHearsSecond: TwoWayRanging.Direction?, secondHearsFirst: TwoWayRanging.Direction?,
                     distance: Double? = nil, site: String = "") {
             self.first = first
             self.second = second
@@ -231,12 +225,12 @@ public enum CrowdCalibration {
             let forward = swap ? exchange.secondHearsFirst : exchange.firstHearsSecond
             let reverse = swap ? exchange.firstHearsSecond : exchange.secondHearsFirst
             var statistics = pairs[key] ?? PairStatistics()
-            if let forward { statistics.forward.add(forward.rssi - forward.measuredPower, variance: forward.variance) }
-            if let reverse { statistics.reverse.add(reverse.rssi - reverse.measuredPower, variance: reverse.variance) }
+            if let forward { statistics.forward.add(forward.filteredRSSI - forward.measuredPower, variance: forward.filterVariance) }
+            if let reverse { statistics.reverse.add(reverse.filteredRSSI - reverse.measuredPower, variance: reverse.filterVariance) }
             if let forward, let reverse {
-                let a = forward.rssi - forward.measuredPower, b = reverse.rssi - reverse.measuredPower
-                statistics.difference.add(a - b, variance: forward.variance + reverse.variance)
-                statistics.sum.add(a + b, variance: forward.variance + reverse.variance)
+                let a = forward.filteredRSSI - forward.measuredPower, b = reverse.filteredRSSI - reverse.measuredPower
+                statistics.difference.add(a - b, variance: forward.filterVariance + reverse.filterVariance)
+                statistics.sum.add(a + b, variance: forward.filterVariance + reverse.filterVariance)
             }
             pairs[key] = statistics
         }
@@ -285,6 +279,12 @@ public enum CrowdCalibration {
 
         // Priors: offsets 0 ± offsetSpread (or what is known), the exponent, and a weak crowd loss.
         var priorMean = [Double](repeating: 0, count: p), priorPrecision = [Double](repeating: 0, count: p)
+        // The offset priors of devices not known beforehand yield (Huber, on the prior's own
+        // spread) where the readings put a device far out: a device 20 dB off (or a player who
+        // reads everyone 20 dB off) would otherwise pull the level every device shares (which only
+        // the prior holds) by a decibel or more.
+        var yielding: [Int] = []
+        var priorWeights = [Double](repeating: 1, count: p)
         for device in devices {
             guard let t = index[.transmit(device.id)], let g = index[.receive(device.id)] else { continue }
             let spread = device.known?.spread ?? options.prior.offsetSpread
@@ -292,6 +292,7 @@ public enum CrowdCalibration {
             priorMean[g] = device.known?.receive ?? 0
             priorPrecision[t] = 1 / (spread * spread)
             priorPrecision[g] = 1 / (spread * spread)
+            if device.known == nil { yielding.append(contentsOf: [t, g]) }
         }
         for site in sites {
             let n = index[.exponent(site: site)]!, c = index[.crowdLoss(site: site)]!
@@ -328,8 +329,8 @@ public enum CrowdCalibration {
             var normal = [Double](repeating: 0, count: p * p)
             var right = [Double](repeating: 0, count: p)
             for i in 0..<p {
-                normal[i * p + i] = priorPrecision[i]
-                right[i] = priorPrecision[i] * priorMean[i]
+                normal[i * p + i] = priorWeights[i] * priorPrecision[i]
+                right[i] = priorWeights[i] * priorPrecision[i] * priorMean[i]
             }
             for (e, equation) in equations.enumerated() {
                 let w = weights[e] / equation.variance(minglingSpread: minglingSpread)
@@ -350,10 +351,16 @@ public enum CrowdCalibration {
             if case let .estimated(floor) = options.mingling {
                 for site in minglingCount.keys {
                     // Method of moments: E[r²] ≈ base variance + 4τ², less the parameters fitted.
+                    // E[r²] from the median of the squares (0.455 for a normal residual), not
+                    // their mean: a few pairs far off (one liar's) would otherwise inflate τ, so
+                    // weaken every sum and hide themselves from the weights below.
                     let members = equations.indices.filter { equations[$0].kind == .mingling(site: site) }
                     let freedom = members.count - (minglingPlayers[site]?.count ?? 0) - 1
                     guard freedom >= 3 else { continue }
-                    let squares = members.reduce(0) { $0 + residuals[$1] * residuals[$1] } / Double(freedom)
+                    let sorted = members.map { residuals[$0] * residuals[$0] }.sorted()
+                    let middle = sorted.count / 2
+                    let median = sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+                    let squares = median / 0.4549 * Double(members.count) / Double(freedom)
                     let base = members.reduce(0) { $0 + equations[$1].variance } / Double(members.count)
                     let tau = max(floor, ((squares - base) / 4).squareRoot().nanToZero)
                     if abs(tau - (minglingSpread[site] ?? 0)) > 1e-3 { changed = true }
@@ -371,6 +378,12 @@ public enum CrowdCalibration {
                 }
                 if abs(weight - weights[e]) > 1e-4 { changed = true }
                 weights[e] = weight
+            }
+            for i in yielding where options.huberThreshold.isFinite {
+                let z = abs(estimate[i] - priorMean[i]) * priorPrecision[i].squareRoot()
+                let weight = z <= options.huberThreshold ? 1 : options.huberThreshold / z
+                if abs(weight - priorWeights[i]) > 1e-4 { changed = true }
+                priorWeights[i] = weight
             }
             if !changed {
                 guard !rejecting, options.rejectionThreshold.isFinite, options.huberThreshold.isFinite else { break }

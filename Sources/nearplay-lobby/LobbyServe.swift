@@ -69,6 +69,11 @@ struct LobbyServe: AsyncParsableCommand {
         valueName: "days"))
     var staticIdentityGrace: Double = 14
 
+    @Option(help: ArgumentHelp(
+        "How often the lobby solves every player's radio offsets from the two-way readings players report, in seconds (0: never).",
+        valueName: "seconds"))
+    var crowdCalibrationInterval: Double = 600
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
         "The IP address of a reverse proxy in front of this lobby (repeat for several): its connections have no per-address "
             + "limit, and the client address sign-in throttling counts is read from the X-Forwarded-For it adds.",
@@ -95,6 +100,9 @@ struct LobbyServe: AsyncParsableCommand {
         guard staticIdentityGrace.isFinite, staticIdentityGrace >= 0 else {
             throw ValidationError("--static-identity-grace must be 0 days or more, got \(staticIdentityGrace).")
         }
+        guard crowdCalibrationInterval.isFinite, crowdCalibrationInterval >= 0 else {
+            throw ValidationError("--crowd-calibration-interval must be 0 s (never) or more, got \(crowdCalibrationInterval).")
+        }
         for proxy in trustedProxies where (try? SocketAddress(ipAddress: proxy, port: 0)) == nil {
             throw ValidationError("--trusted-proxy takes an IP address (127.0.0.1, ::1), got \"\(proxy)\"; give each proxy its own --trusted-proxy.")
         }
@@ -116,6 +124,7 @@ struct LobbyServe: AsyncParsableCommand {
             var configuration = LobbyConfiguration(enabledMinigames: try enabledMinigames(), bcryptCost: bcryptCost)
             configuration.rotationPeriod = RotationPeriod(seconds: rotationPeriod) ?? .standard
             configuration.staticIdentityGrace = staticIdentityGrace * 86400
+            configuration.crowdCalibrationInterval = crowdCalibrationInterval
             store = try await LobbyStore.open(location, configuration: configuration, logger: logger, metrics: metrics.factory, poolSize: poolSize)
         } catch {
             let advice = PostgresDatabase.isURL(location)

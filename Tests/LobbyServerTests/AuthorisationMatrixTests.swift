@@ -74,6 +74,8 @@ import Testing
                 (.get, "/v1/players/me", nil, .ok),
                 (.patch, "/v1/players/me", #"{"firstName":"M"}"#, .ok),
                 (.get, "/v1/players/me/calibration", nil, .notFound),
+                // Only one's own radio offsets, and mallory has none solved.
+                (.get, "/v1/players/me/radio-offsets", nil, .notFound),
                 (.put, "/v1/players/me/calibration", #"{}"#, .ok),
                 (.post, "/v1/encounters", #"{"sightings":[]}"#, .ok),
                 (.post, "/v1/blocks/alice", nil, .noContent),

@@ -115,6 +115,7 @@ import Testing
                 (.put, "/v1/players/me/calibration", #"{"accelerometer":{"device":"d"}}"#, .badRequest, "missingField"),
                 (.put, "/v1/players/me/calibration", #"{"accelerometer":{"device":"d","rest_ms2":[0,0,9.8],"gravity_ms2":9.8,"gravity_offset_ms2":0,"noise_ms2":3}}"#, .unprocessableContent, "calibrationRefused"),
                 (.get, "/v1/players/me/calibration", nil, .notFound, "calibrationNotFound"),
+                (.get, "/v1/players/me/radio-offsets", nil, .notFound, "radioOffsetsNotSolved"),
                 (.get, "/v1/games/424242", nil, .notFound, "gameNotFound"),
                 (.post, "/v1/invitations/77/accept", nil, .notFound, "gameNotFound"),
                 (.get, "/v1/players/nobody/stats", nil, .notFound, "playerNotFound"),

@@ -37,7 +37,10 @@ import Testing
             try expectSameJSON(stats)
             try expectSameJSON(PublicProfile(
                 username: name, firstName: "Ada \(name)", lastName: "", photoURL: index.isMultiple(of: 3) ? nil : "/v1/players/\(name)/photo?v=2",
-                stats: stats))
+                stats: stats,
+                radioOffsets: index.isMultiple(of: 2) ? nil : RadioOffsets(
+                    transmit: [-7.25, 0, 30][index % 3], receive: 3.125, transmitError: 0.4, receiveError: 6,
+                    pairs: index, solvedAt: Self.dates[index % Self.dates.count])))
         }
     }
 

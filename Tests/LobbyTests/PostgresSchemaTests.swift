@@ -57,7 +57,7 @@ import Testing
         let tables = try await database.read { db in
             try db.fetchValue(Int64.self, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations'")
         }
-        #expect(tables == Int64(PostgresSchema.v9.matches(of: #/CREATE TABLE/#).count))
+        #expect(tables == Int64(PostgresSchema.migrations.map { $0.postgres.matches(of: #/CREATE TABLE/#).count }.reduce(0, +)))
         try await database.close()
     }
 

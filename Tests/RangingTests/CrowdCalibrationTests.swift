@@ -27,9 +27,9 @@ import Testing
         static func name(_ index: Int) -> String { "device-\(index)" }
 
         /// A hears B at distance d: measured power −59 advertised by everyone.
-        mutating func reading(_ a: Int, hears b: Int, distance: Double, shadowing: Double = 0) -> CrowdCalibration.Reading {
+        mutating func reading(_ a: Int, hears b: Int, distance: Double, shadowing: Double = 0) -> TwoWayRanging.Direction {
             let rssi = -59 + transmit[b] + receive[a] - 10 * exponent * log10(distance) - shadowing + 4 * random.nextGaussian()
-            return CrowdCalibration.Reading(rssi: rssi.rounded(), measuredPower: -59)
+            return TwoWayRanging.Direction(filteredRSSI: rssi.rounded(), measuredPower: -59, filterVariance: 16)
         }
 
         /// Every pair of `devices` standing still at known spots, `count` readings each way.
@@ -126,7 +126,7 @@ import Testing
         let clean = world.stillExchanges(Array(0..<6), spots: Self.beaconSpots, count: 200)
         var corrupted = clean
         for k in corrupted.indices where corrupted[k].first == World.name(1) && corrupted[k].second == World.name(3) {
-            corrupted[k].firstHearsSecond?.rssi += 20
+            corrupted[k].firstHearsSecond?.filteredRSSI += 20
         }
         var plain = Self.stillOptions()
         plain.huberThreshold = .infinity

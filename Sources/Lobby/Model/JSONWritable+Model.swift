@@ -11,8 +11,22 @@ extension PublicProfile: JSONWritable {
             json.member("firstName", firstName)
             json.member("lastName", lastName)
             json.member("photoURL", photoURL)
+            if let radioOffsets { json.member("radioOffsets", radioOffsets) }
             json.member("stats", stats)
             json.member("username", username)
+        }
+    }
+}
+
+extension RadioOffsets: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("pairs", pairs)
+            json.member("receive", receive)
+            json.member("receiveError", receiveError)
+            json.member("solvedAt", solvedAt)
+            json.member("transmit", transmit)
+            json.member("transmitError", transmitError)
         }
     }
 }

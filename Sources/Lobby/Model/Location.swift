@@ -18,6 +18,28 @@ public struct Location: Codable, Sendable, Equatable {
     public var tournaments: [TournamentSummary]
     /// How radio travels there, as its operator measured it; nil until one is published.
     public var siteProfile: SiteProfile? = nil
+    /// The exponent the crowd solve found from players present there; nil until one ran.
+    public var crowdProfile: CrowdProfile? = nil
+}
+
+/// A location's path-loss exponent as the crowd solve found it from the two-way readings of
+/// players present there. Without known distances the readings barely pin an exponent, so
+/// `exponentError` mostly stays near the prior's 0.5: agents use it only when it is 0.3 or less,
+/// and a ``SiteProfile`` always wins over it.
+public struct CrowdProfile: Codable, Sendable, Equatable {
+    /// 1 to 6 (the solve's answer is held to that range).
+    public var exponent: Double
+    public var exponentError: Double
+    /// Distinct pairs of players whose exchanges there the solve used.
+    public var pairs: Int
+    public var solvedAt: Date
+
+    public init(exponent: Double, exponentError: Double, pairs: Int, solvedAt: Date) {
+        self.exponent = exponent
+        self.exponentError = exponentError
+        self.pairs = pairs
+        self.solvedAt = solvedAt
+    }
 }
 
 /// A location's site profile: the log-distance exponent `nearplay calibrate ranging` fitted there

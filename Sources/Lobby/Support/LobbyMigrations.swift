@@ -201,6 +201,7 @@ enum LobbyMigrations {
         migrator.registerMigration("v10-location-presence") { db in
             try db.create(index: "locationSighting_present", on: "locationSighting", columns: ["locationId", "lastSeenAt"])
         }
+        migrator.registerMigration("v11-crowd-calibration", migrate: CrowdCalibrationMigration.v11)
         return migrator
     }
 }

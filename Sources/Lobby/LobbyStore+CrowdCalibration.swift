@@ -1,0 +1,218 @@
+import Foundation
+import LobbyDatabase
+import Ranging
+
+/// Calibration from the crowd: the lobby pairs the readings players report of each other into
+/// two-way exchanges and, every few minutes, solves every player's radio offsets and every
+/// location's path-loss exponent from them (``CrowdCalibration``, whose comment says what
+/// exchanges can and cannot pin).
+///
+/// An exchange is recorded when a report's reading of a player meets that player's reading of
+/// the reporter (its latest encounter row) taken within ``LobbyConfiguration/crowdPairSeconds``,
+/// at most one per pair in ``LobbyConfiguration/crowdExchangeSpacing``; its site is the location
+/// both were present at then (each reported its beacon within
+/// ``LobbyConfiguration/encounterWindow``), or the open air. Blocked pairs record and contribute
+/// nothing; a deleted player's exchanges and offsets go with its account.
+extension LobbyStore {
+    /// The variance (dB²) taken for a reading reported without one: a filtered RSSI within
+    /// about 2 dB. A reading that claimed 0 would count as exact.
+    static let unknownReadingVariance = 4.0
+    /// The site of exchanges at no location.
+    static let openAirSite = "open"
+
+    /// Records the exchange `reporter`'s reading of `seen` makes with `seen`'s latest reading of
+    /// `reporter`, if that one is recent enough and the pair has no exchange within the spacing.
+    /// Called after a report's sightings are recorded, so the report's own location sightings
+    /// count as presence.
+    func recordExchange(_ db: any SQLSession, reporter: Int64, seen: Int64, _ sighting: EncounterReport, now: Date) throws {
+        guard let rssi = sighting.rssi, let power = sighting.measuredPower?.dBm, try !isBlocked(db, reporter, seen) else { return }
+        let at = min(sighting.at, now)
+        let window = configuration.crowdPairSeconds
+        guard let other = try db.fetchOne("""
+            SELECT rssi, measuredPower, rssiVariance, lastSeenAt FROM encounter
+            WHERE observerId = ? AND seenId = ? AND rssi IS NOT NULL AND measuredPower IS NOT NULL AND lastSeenAt BETWEEN ? AND ?
+            """, seen, reporter, at.addingTimeInterval(-window).unixTime, at.addingTimeInterval(window).unixTime)
+        else { return }
+        let otherAt = try other.requiredDate(atIndex: 3, "lastSeenAt")
+        let time = max(at, otherAt)
+        let (first, second) = (min(reporter, seen), max(reporter, seen))
+        guard try db.fetchValue(Bool.self, """
+            SELECT EXISTS (SELECT 1 FROM crowdExchange WHERE firstId = ? AND secondId = ? AND at > ?)
+            """, first, second, time.addingTimeInterval(-configuration.crowdExchangeSpacing).unixTime) != true
+        else { return }
+        // Both present at one location: the one both were seen at most recently.
+        let since = time.addingTimeInterval(-configuration.encounterWindow).unixTime
+        let site = try db.fetchValue(Int64.self, """
+            SELECT a.locationId FROM locationSighting a
+            JOIN locationSighting b ON b.locationId = a.locationId AND b.playerId = ?
+            WHERE a.playerId = ? AND a.lastSeenAt >= ? AND b.lastSeenAt >= ?
+            ORDER BY CASE WHEN a.lastSeenAt < b.lastSeenAt THEN a.lastSeenAt ELSE b.lastSeenAt END DESC, a.locationId
+            LIMIT 1
+            """, seen, reporter, since, since)
+        let mine = (rssi, power, sighting.rssiVariance)
+        let theirs = (try other.get(0, as: Double.self), try other.get(1, as: Double.self), try other.get(2, as: Double?.self))
+        let (firstReading, secondReading) = reporter == first ? (mine, theirs) : (theirs, mine)
+        try db.execute("""
+            INSERT INTO crowdExchange (firstId, secondId, locationId, at, firstRssi, firstMeasuredPower, firstVariance,
+                secondRssi, secondMeasuredPower, secondVariance)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, first, second, site, time.unixTime, firstReading.0, firstReading.1, firstReading.2,
+            secondReading.0, secondReading.1, secondReading.2)
+    }
+
+    /// Deletes exchanges older than ``LobbyConfiguration/crowdCalibrationWindow``.
+    public func pruneCrowdExchanges() async throws {
+        let window = configuration.crowdCalibrationWindow
+        try await write { context in
+            try context.db.execute("DELETE FROM crowdExchange WHERE at < ?", context.now.addingTimeInterval(-window).unixTime)
+        }
+    }
+
+    /// Solves every player's radio offsets and every location's exponent from the exchanges of
+    /// the last ``LobbyConfiguration/crowdCalibrationWindow`` and publishes them, replacing the
+    /// last solve's: offsets for players with at least ``LobbyConfiguration/crowdMinimumPairs``
+    /// partners, a crowd profile for each location with exchanges. Each player counts with its
+    /// ``LobbyConfiguration/crowdPairsPerDevice`` most recent partners at most (a pair takes
+    /// part when it is among both players' most recent), so no one outweighs the crowd; the solve
+    /// itself weighs down pairs that read far off the rest (a liar, a broken radio).
+    @discardableResult
+    public func solveCrowdCalibration() async throws -> CrowdSolveSummary {
+        let started = ContinuousClock.now
+        let configuration = self.configuration
+        try await pruneCrowdExchanges()
+        let rows: [StoredExchange] = try await read { db, now in
+            try db.fetchAll("""
+                SELECT e.firstId, e.secondId, e.locationId, e.firstRssi, e.firstMeasuredPower, e.firstVariance,
+                    e.secondRssi, e.secondMeasuredPower, e.secondVariance
+                FROM crowdExchange e
+                WHERE e.at >= ? AND NOT EXISTS (SELECT 1 FROM block b
+                    WHERE (b.blockerId = e.firstId AND b.blockedId = e.secondId) OR (b.blockerId = e.secondId AND b.blockedId = e.firstId))
+                ORDER BY e.at DESC, e.id DESC
+                """, now.addingTimeInterval(-configuration.crowdCalibrationWindow).unixTime).map { row in
+                StoredExchange(
+                    first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: try row.get(2, as: Int64?.self),
+                    firstHearsSecond: .init(filteredRSSI: try row.get(3, as: Double.self), measuredPower: try row.get(4, as: Double.self),
+                                            filterVariance: try row.get(5, as: Double?.self) ?? Self.unknownReadingVariance),
+                    secondHearsFirst: .init(filteredRSSI: try row.get(6, as: Double.self), measuredPower: try row.get(7, as: Double.self),
+                                            filterVariance: try row.get(8, as: Double?.self) ?? Self.unknownReadingVariance))
+            }
+        }
+        let (kept, partners) = Self.capped(rows, perDevice: configuration.crowdPairsPerDevice)
+        let devices = partners.keys.sorted().map { CrowdCalibration.Device(id: String($0)) }
+        let exchanges = kept.map {
+            CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
+                                      secondHearsFirst: $0.secondHearsFirst, site: $0.location.map(String.init) ?? Self.openAirSite)
+        }
+        let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
+        var pairsBySite: [Int64: Set<[Int64]>] = [:]
+        for exchange in kept { if let location = exchange.location { pairsBySite[location, default: []].insert([exchange.first, exchange.second]) } }
+        let sitePairs = pairsBySite
+
+        let published: Int = try await write { context in
+            let db = context.db
+            try db.execute("DELETE FROM radioOffsets")
+            try db.execute("DELETE FROM crowdProfile")
+            var published = 0
+            for (player, others) in partners.sorted(by: { $0.key < $1.key }) where others.count >= configuration.crowdMinimumPairs {
+                guard let offsets = solution.devices[String(player)],
+                      try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM player WHERE id = ? AND deletedAt IS NULL)", player) == true
+                else { continue }
+                try db.execute("""
+                    INSERT INTO radioOffsets (playerId, transmit, receive, transmitError, receiveError, pairs, solvedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, player, Self.bounded(offsets.transmit, -30...30), Self.bounded(offsets.receive, -30...30),
+                    offsets.transmitError, offsets.receiveError, others.count, context.now.unixTime)
+                published += 1
+            }
+            for (location, pairs) in sitePairs.sorted(by: { $0.key < $1.key }) {
+                guard let site = solution.sites[String(location)] else { continue }
+                try db.execute("""
+                    INSERT INTO crowdProfile (locationId, exponent, exponentError, pairs, solvedAt) VALUES (?, ?, ?, ?, ?)
+                    """, location, Self.bounded(site.exponent, 1...6), site.exponentError, pairs.count, context.now.unixTime)
+            }
+            return published
+        }
+        let elapsed = ContinuousClock.now - started
+        let summary = CrowdSolveSummary(
+            players: devices.count, exchanges: kept.count, pairs: Set(kept.map { [$0.first, $0.second] }).count,
+            downweighted: solution.downweighted, published: published, locations: sitePairs.count,
+            milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        logger.info("crowd calibration solved: \(summary.players) devices, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
+        return summary
+    }
+
+    /// The exchanges of pairs among both players' `perDevice` most recent partners (`rows` come
+    /// newest first), and each player's partners among them.
+    static func capped(_ rows: [StoredExchange], perDevice: Int) -> (kept: [StoredExchange], partners: [Int64: Set<Int64>]) {
+        var recent: [Int64: [Int64]] = [:]
+        var seen: Set<[Int64]> = []
+        for row in rows where seen.insert([row.first, row.second]).inserted {
+            recent[row.first, default: []].append(row.second)
+            recent[row.second, default: []].append(row.first)
+        }
+        let allowed = recent.mapValues { Set($0.prefix(perDevice)) }
+        let kept = rows.filter { allowed[$0.first]?.contains($0.second) == true && allowed[$0.second]?.contains($0.first) == true }
+        var partners: [Int64: Set<Int64>] = [:]
+        for row in kept {
+            partners[row.first, default: []].insert(row.second)
+            partners[row.second, default: []].insert(row.first)
+        }
+        return (kept, partners)
+    }
+
+    static func bounded(_ value: Double, _ range: ClosedRange<Double>) -> Double {
+        min(max(value, range.lowerBound), range.upperBound)
+    }
+
+    /// The player's offsets as the last solve published them; `notFound` (radioOffsetsNotSolved)
+    /// before it had enough partners.
+    public func radioOffsets(_ playerId: Int64) async throws -> RadioOffsets {
+        let minimum = configuration.crowdMinimumPairs
+        let found = try await read { db, _ in try self.radioOffsets(db, playerId: playerId) }
+        guard let found else {
+            throw LobbyError(.notFound, .radioOffsetsNotSolved,
+                "The lobby has not solved your radio offsets yet: they need two-way readings with at least \(minimum) players near you, and are solved every few minutes. Until then, range with the defaults.")
+        }
+        return found
+    }
+
+    func radioOffsets(_ db: any SQLSession, playerId: Int64) throws -> RadioOffsets? {
+        try db.fetchOne("""
+            SELECT transmit, receive, transmitError, receiveError, pairs, solvedAt FROM radioOffsets WHERE playerId = ?
+            """, playerId).map { row in
+            RadioOffsets(transmit: try row.get(0, as: Double.self), receive: try row.get(1, as: Double.self),
+                         transmitError: try row.get(2, as: Double.self), receiveError: try row.get(3, as: Double.self),
+                         pairs: try row.get(4, as: Int.self), solvedAt: try row.requiredDate(atIndex: 5, "solvedAt"))
+        }
+    }
+
+    func crowdProfile(_ db: any SQLSession, locationId: Int64) throws -> CrowdProfile? {
+        try db.fetchOne("SELECT exponent, exponentError, pairs, solvedAt FROM crowdProfile WHERE locationId = ?", locationId).map { row in
+            CrowdProfile(exponent: try row.get(0, as: Double.self), exponentError: try row.get(1, as: Double.self),
+                         pairs: try row.get(2, as: Int.self), solvedAt: try row.requiredDate(atIndex: 3, "solvedAt"))
+        }
+    }
+}
+
+/// One stored exchange, as the solve reads it.
+struct StoredExchange: Sendable {
+    var first: Int64
+    var second: Int64
+    var location: Int64?
+    var firstHearsSecond: TwoWayRanging.Direction
+    var secondHearsFirst: TwoWayRanging.Direction
+}
+
+/// What one crowd solve used and published.
+public struct CrowdSolveSummary: Sendable, Equatable {
+    /// Players in the solve, and the exchanges and distinct pairs it used (after the cap).
+    public var players: Int
+    public var exchanges: Int
+    public var pairs: Int
+    /// Pair equations the robust weights counted at less than half.
+    public var downweighted: Int
+    /// Players given offsets, and locations given a crowd profile.
+    public var published: Int
+    public var locations: Int
+    public var milliseconds: Double
+}
