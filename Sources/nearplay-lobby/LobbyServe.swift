@@ -74,6 +74,11 @@ struct LobbyServe: AsyncParsableCommand {
         valueName: "seconds"))
     var crowdCalibrationInterval: Double = 600
 
+    @Option(help: ArgumentHelp(
+        "At most one two-way exchange per pair of players is kept for the crowd calibration in this many seconds.",
+        valueName: "seconds"))
+    var crowdExchangeSpacing: Double = 60
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
         "The IP address of a reverse proxy in front of this lobby (repeat for several): its connections have no per-address "
             + "limit, and the client address sign-in throttling counts is read from the X-Forwarded-For it adds.",
@@ -103,6 +108,9 @@ struct LobbyServe: AsyncParsableCommand {
         guard crowdCalibrationInterval.isFinite, crowdCalibrationInterval >= 0 else {
             throw ValidationError("--crowd-calibration-interval must be 0 s (never) or more, got \(crowdCalibrationInterval).")
         }
+        guard crowdExchangeSpacing.isFinite, crowdExchangeSpacing >= 0 else {
+            throw ValidationError("--crowd-exchange-spacing must be 0 s or more, got \(crowdExchangeSpacing).")
+        }
         for proxy in trustedProxies where (try? SocketAddress(ipAddress: proxy, port: 0)) == nil {
             throw ValidationError("--trusted-proxy takes an IP address (127.0.0.1, ::1), got \"\(proxy)\"; give each proxy its own --trusted-proxy.")
         }
@@ -125,6 +133,7 @@ struct LobbyServe: AsyncParsableCommand {
             configuration.rotationPeriod = RotationPeriod(seconds: rotationPeriod) ?? .standard
             configuration.staticIdentityGrace = staticIdentityGrace * 86400
             configuration.crowdCalibrationInterval = crowdCalibrationInterval
+            configuration.crowdExchangeSpacing = crowdExchangeSpacing
             store = try await LobbyStore.open(location, configuration: configuration, logger: logger, metrics: metrics.factory, poolSize: poolSize)
         } catch {
             let advice = PostgresDatabase.isURL(location)
