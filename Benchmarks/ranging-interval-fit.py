@@ -27,7 +27,7 @@ the three), not from the shipped table, which has seen all five. It also prints 
 readings' offset from the default line per family and band (why a family strays) and what a
 constant margin over the held-out tables would do. --variant refits with fewer knots (0.25, 1,
 4, 16 m) and/or family-balanced band targets (each family weighs alike in a band's coverage).
-About 10 minutes: 18 descents of ~30 s on an idle core.
+18 descents of 25-45 s each (13-19 minutes on a busy 2-core machine).
 
 --half-split fits on the first half (by time) of every recording's ranges and scores on the
 second half, and the other way round. The recordings step through their distances in order, so
@@ -200,8 +200,8 @@ def fit_blind(ev, knot_metres, balanced=False, rounds=4):
     """The fit as a family it has not seen would meet it: coordinate descent from starts that know
     nothing of the families (the same spread on every knot, both sides: 3, 10 and 20 dB; no
     few-readings term), keeping the one with the lowest cost. One start is not enough: from 0 or
-    6 dB the descent stalls with 2-4 m at 86 %; from 3, 10, 15 or 20 dB on all five it reaches
-    costs of 27-35, as the shipped table's 27."""
+    6 dB the descent stalls at costs near 200 (2-4 m at 79-86 %); from 3, 10, 15 or 20 dB on all
+    five it reaches 27-35, as the shipped table's 27."""
     best = None
     for c in STARTS:
         table = fit(ev, np.full(len(knot_metres), float(c)), np.full(len(knot_metres), float(c)), 0.0, 8.0, balanced, rounds)
