@@ -8,6 +8,22 @@ public enum BeaconIdentity: Sendable, Hashable, Comparable, CustomStringConverti
     /// Namespace (10 bytes) and instance (6 bytes) as one 16-byte value.
     case eddystone(BeaconUUID)
 
+    /// Written out rather than derived, so that the tracker's lookup, which compares identities
+    /// at every sighting, can inline it (the derived one is a call into this module).
+    @inlinable
+    public static func == (a: Self, b: Self) -> Bool {
+        switch (a, b) {
+        case let (.iBeacon(u1, major1, minor1), .iBeacon(u2, major2, minor2)):
+            u1.high == u2.high && u1.low == u2.low && major1 == major2 && minor1 == minor2
+        case let (.altBeacon(u1, id21, id31), .altBeacon(u2, id22, id32)):
+            u1.high == u2.high && u1.low == u2.low && id21 == id22 && id31 == id32
+        case let (.eddystone(u1), .eddystone(u2)):
+            u1.high == u2.high && u1.low == u2.low
+        default:
+            false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .iBeacon(uuid, major, minor):

@@ -53,9 +53,16 @@ public struct PresenceConfiguration: Sendable, Hashable {
     public func timeout(interval: Double?, loss: Double) -> Double {
         guard let interval, interval > 0 else { return initialTimeout }
         let p = min(0.95, max(minimumLoss, loss))
-        let receivedPerHour = (1 - p) * 3600 / interval
-        // Smallest k with receivedPerHour · pᵏ ≤ target.
-        let k = max(1, (log(falseExitsPerHour / receivedPerHour) / log(p)).rounded(.up))
+        // Smallest k ≥ 1 with receivedPerHour · pᵏ ≤ target, counted up rather than taken from
+        // two logarithms (the tracker asks every 8th sighting; k is a handful), and no further
+        // than the ceiling caps the timeout anyway.
+        var falseExits = (1 - p) * 3600 / interval * p
+        var k = 1.0
+        let ceiling = maximumTimeout / interval - 0.25
+        while falseExits > falseExitsPerHour, k < ceiling {
+            falseExits *= p
+            k += 1
+        }
         return min(maximumTimeout, max(minimumTimeout, (k + 0.25) * interval))
     }
 }
@@ -98,6 +105,8 @@ struct GapStatistics: Sendable {
         counted += intervals
         let rate = counted * configuration.lossSmoothing >= 1 ? configuration.lossSmoothing
             : max(configuration.lossSmoothing, 1 / (counted + 4))
-        loss += min(1, rate * intervals) * ((intervals - 1) / intervals - loss)
+        // Most gaps lost nothing (a share of 0 lost, and no division).
+        let lostShare = intervals == 1 ? 0 : (intervals - 1) / intervals
+        loss += min(1, rate * intervals) * (lostShare - loss)
     }
 }

@@ -178,19 +178,25 @@ public struct ProximityTracker: Sendable {
     /// timeout before then, stamped with the moment it did.
     public mutating func advance(to time: Double, into events: inout [ProximityEvent]) {
         while let next = deadlines.first, next.deadline < time {
-            _ = deadlines.popFirst()
-            let track = slots[next.slot]
-            guard track.isActive, track.generation == next.generation, track.scheduled == next.deadline else { continue }
-            let actual = track.lastSeen + track.timeout
-            // Exit only at the deadline this entry stood for; a later one goes back on the heap,
-            // so exits of other beacons due before it come out first.
+            // The track's fields are read in place: a copy of the whole track per deadline costs
+            // more than the check.
+            let slot = next.slot
+            guard slots[slot].isActive, slots[slot].generation == next.generation, slots[slot].scheduled == next.deadline else {
+                _ = deadlines.popFirst()
+                continue
+            }
+            let actual = slots[slot].lastSeen + slots[slot].timeout
+            // Exit only at the deadline this entry stood for; a later one goes back on the heap
+            // (in the same pass as taking this one off), so exits of other beacons due before it
+            // come out first.
             if actual <= next.deadline {
-                remove(slot: next.slot)
-                events.append(ProximityEvent(kind: .exit, time: actual, identity: track.identity, address: track.address,
-                                             receiver: track.receiver))
+                _ = deadlines.popFirst()
+                let (identity, address, receiver) = (slots[slot].identity, slots[slot].address, slots[slot].receiver)
+                remove(slot: slot)
+                events.append(ProximityEvent(kind: .exit, time: actual, identity: identity, address: address, receiver: receiver))
             } else {
-                slots[next.slot].scheduled = actual
-                deadlines.push(.init(deadline: actual, slot: next.slot, generation: track.generation))
+                slots[slot].scheduled = actual
+                deadlines.replaceFirst(with: .init(deadline: actual, slot: slot, generation: next.generation))
             }
         }
     }
