@@ -94,6 +94,11 @@ public struct LobbyConfiguration: Sendable {
     public var crowdMinimumPairs = 3
     /// How often the lobby server solves, in seconds; 0 turns the periodic solve off.
     public var crowdCalibrationInterval: TimeInterval = 600
+    /// The most players one solve takes at once. A solve costs the cube of its players (400 take
+    /// about a second and 10 MB), so players who never met apart are solved apart, and a crowd
+    /// larger than this is cut into groups of neighbours this size (the exchanges between two
+    /// groups are left out).
+    public var crowdDevicesPerSolve = 400
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
@@ -174,6 +179,9 @@ public struct LobbyConfiguration: Sendable {
         }
         for (name, value) in [("crowdPairsPerDevice", crowdPairsPerDevice), ("crowdMinimumPairs", crowdMinimumPairs)] where value < 1 {
             throw LobbyError.invalid(name, "must be at least 1, got \(value).")
+        }
+        guard crowdDevicesPerSolve > crowdMinimumPairs else {
+            throw LobbyError.invalid("crowdDevicesPerSolve", "must be more than crowdMinimumPairs (\(crowdMinimumPairs)), got \(crowdDevicesPerSolve): no player could be published.")
         }
         guard crowdMinimumPairs <= crowdPairsPerDevice else {
             throw LobbyError.invalid("crowdMinimumPairs", "must be at most crowdPairsPerDevice (\(crowdPairsPerDevice)), got \(crowdMinimumPairs): no player could be published.")

@@ -97,24 +97,45 @@ extension LobbyStore {
                                             filterVariance: try row.get(8, as: Double?.self) ?? Self.unknownReadingVariance))
             }
         }
-        let (kept, partners) = Self.capped(rows, perDevice: configuration.crowdPairsPerDevice)
-        let devices = partners.keys.sorted().map { CrowdCalibration.Device(id: String($0)) }
-        let exchanges = kept.map {
-            CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
-                                      secondHearsFirst: $0.secondHearsFirst, site: $0.location.map(String.init) ?? Self.openAirSite)
+        let (capped, _) = Self.capped(rows, perDevice: configuration.crowdPairsPerDevice)
+        // Players who never met are solved apart, and a crowd too large for one solve in groups
+        // of neighbours: the solve's cost grows as the cube of its players.
+        var offsets: [Int64: CrowdCalibration.DeviceOffsets] = [:]
+        var siteExponents: [String: CrowdCalibration.SiteExponent] = [:]
+        var partners: [Int64: Set<Int64>] = [:]
+        var kept: [StoredExchange] = []
+        var downweighted = 0
+        let groups = Self.groups(capped, maximum: configuration.crowdDevicesPerSolve)
+        for group in groups {
+            let devices = group.devices.sorted().map { CrowdCalibration.Device(id: String($0)) }
+            let exchanges = group.exchanges.map {
+                CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
+                                          secondHearsFirst: $0.secondHearsFirst, site: $0.location.map(String.init) ?? Self.openAirSite)
+            }
+            let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
+            for (id, found) in solution.devices { if let player = Int64(id) { offsets[player] = found } }
+            // A location whose players fell into several groups: the best-pinned exponent.
+            for (site, found) in solution.sites where siteExponents[site].map({ found.exponentError < $0.exponentError }) ?? true {
+                siteExponents[site] = found
+            }
+            downweighted += solution.downweighted
+            kept += group.exchanges
+            for exchange in group.exchanges {
+                partners[exchange.first, default: []].insert(exchange.second)
+                partners[exchange.second, default: []].insert(exchange.first)
+            }
         }
-        let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
         var pairsBySite: [Int64: Set<[Int64]>] = [:]
         for exchange in kept { if let location = exchange.location { pairsBySite[location, default: []].insert([exchange.first, exchange.second]) } }
-        let sitePairs = pairsBySite
+        let (sitePairs, publishedPartners, solvedOffsets, solvedSites) = (pairsBySite, partners, offsets, siteExponents)
 
         let published: Int = try await write { context in
             let db = context.db
             try db.execute("DELETE FROM radioOffsets")
             try db.execute("DELETE FROM crowdProfile")
             var published = 0
-            for (player, others) in partners.sorted(by: { $0.key < $1.key }) where others.count >= configuration.crowdMinimumPairs {
-                guard let offsets = solution.devices[String(player)],
+            for (player, others) in publishedPartners.sorted(by: { $0.key < $1.key }) where others.count >= configuration.crowdMinimumPairs {
+                guard let offsets = solvedOffsets[player],
                       try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM player WHERE id = ? AND deletedAt IS NULL)", player) == true
                 else { continue }
                 try db.execute("""
@@ -125,7 +146,7 @@ extension LobbyStore {
                 published += 1
             }
             for (location, pairs) in sitePairs.sorted(by: { $0.key < $1.key }) {
-                guard let site = solution.sites[String(location)] else { continue }
+                guard let site = solvedSites[String(location)] else { continue }
                 try db.execute("""
                     INSERT INTO crowdProfile (locationId, exponent, exponentError, pairs, solvedAt) VALUES (?, ?, ?, ?, ?)
                     """, location, Self.bounded(site.exponent, 1...6), site.exponentError, pairs.count, context.now.unixTime)
@@ -134,10 +155,10 @@ extension LobbyStore {
         }
         let elapsed = ContinuousClock.now - started
         let summary = CrowdSolveSummary(
-            players: devices.count, exchanges: kept.count, pairs: Set(kept.map { [$0.first, $0.second] }).count,
-            downweighted: solution.downweighted, published: published, locations: sitePairs.count,
+            players: partners.count, groups: groups.count, exchanges: kept.count, pairs: Set(kept.map { [$0.first, $0.second] }).count,
+            downweighted: downweighted, published: published, locations: sitePairs.count,
             milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        logger.info("crowd calibration solved: \(summary.players) devices, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
+        logger.info("crowd calibration solved: \(summary.players) devices in \(summary.groups) groups, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
         return summary
     }
 
@@ -158,6 +179,42 @@ extension LobbyStore {
             partners[row.second, default: []].insert(row.first)
         }
         return (kept, partners)
+    }
+
+    /// The players of `rows` in groups of at most `maximum`, with the exchanges inside each: the
+    /// players connected by exchanges, and a connected crowd larger than `maximum` cut in the
+    /// order a breadth-first walk meets them, so each group holds neighbours. Exchanges between
+    /// two groups are left out. Deterministic: walks start from the lowest player id.
+    static func groups(_ rows: [StoredExchange], maximum: Int) -> [(devices: Set<Int64>, exchanges: [StoredExchange])] {
+        var neighbours: [Int64: Set<Int64>] = [:]
+        for row in rows {
+            neighbours[row.first, default: []].insert(row.second)
+            neighbours[row.second, default: []].insert(row.first)
+        }
+        var groupOf: [Int64: Int] = [:]
+        var sizes: [Int] = []
+        for start in neighbours.keys.sorted() where groupOf[start] == nil {
+            groupOf[start] = sizes.count
+            sizes.append(1)
+            var queue = [start], head = 0
+            while head < queue.count {
+                let device = queue[head]
+                head += 1
+                for other in (neighbours[device] ?? []).sorted() where groupOf[other] == nil {
+                    if sizes[sizes.count - 1] >= maximum { sizes.append(0) }
+                    groupOf[other] = sizes.count - 1
+                    sizes[sizes.count - 1] += 1
+                    queue.append(other)
+                }
+            }
+        }
+        var groups = Array(repeating: (devices: Set<Int64>(), exchanges: [StoredExchange]()), count: sizes.count)
+        for (device, group) in groupOf { groups[group].devices.insert(device) }
+        for row in rows {
+            guard let group = groupOf[row.first], groupOf[row.second] == group else { continue }
+            groups[group].exchanges.append(row)
+        }
+        return groups
     }
 
     static func bounded(_ value: Double, _ range: ClosedRange<Double>) -> Double {
@@ -205,8 +262,11 @@ struct StoredExchange: Sendable {
 
 /// What one crowd solve used and published.
 public struct CrowdSolveSummary: Sendable, Equatable {
-    /// Players in the solve, and the exchanges and distinct pairs it used (after the cap).
+    /// Players in the solve, the groups they were solved in (players who never met apart, a
+    /// crowd larger than ``LobbyConfiguration/crowdDevicesPerSolve`` cut), and the exchanges and
+    /// distinct pairs it used (after the cap, inside the groups).
     public var players: Int
+    public var groups: Int
     public var exchanges: Int
     public var pairs: Int
     /// Pair equations the robust weights counted at less than half.

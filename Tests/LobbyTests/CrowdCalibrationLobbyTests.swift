@@ -75,6 +75,49 @@ import Testing
         }
     }
 
+    /// A solve costs the cube of its players, so players who never met are solved apart and a
+    /// crowd larger than `crowdDevicesPerSolve` is cut into groups of neighbours; each group's
+    /// players still come out with their `t − g` (relative to their group) within 2 dB.
+    @Test func playersWhoNeverMetAndCrowdsTooLargeForOneSolveAreSolvedInGroups() async throws {
+        let crowd = try await Crowd(count: 12) { $0.crowdDevicesPerSolve = 4 }
+        // Two rooms of six who never meet each other: two connected crowds, each cut in 4 + 2.
+        let rooms = [Array(0..<6), Array(6..<12)]
+        for _ in 0..<3 { for room in rooms { try await crowd.mingle(room) } }
+        let summary = try await crowd.lobby.store.solveCrowdCalibration()
+        #expect(summary.players == 12 && summary.groups == 4, "\(summary)")
+        // Inside each group of four, 6 pairs; the 2 + 2 left over make 1 pair each; the 8 pairs
+        // of each room that crossed its cut are left out.
+        #expect(summary.pairs == 2 * (6 + 1), "\(summary)")
+        #expect(summary.published == 8, "only the groups of four give anyone 3 partners: \(summary)")
+        let groups = LobbyStore.groups(try await crowd.lobby.store.database.read { db in
+            try db.fetchAll("SELECT firstId, secondId FROM crowdExchange").map {
+                StoredExchange(first: try $0.get(0, as: Int64.self), second: try $0.get(1, as: Int64.self), location: nil,
+                               firstHearsSecond: .init(filteredRSSI: -60, measuredPower: -59),
+                               secondHearsFirst: .init(filteredRSSI: -60, measuredPower: -59))
+            }
+        }, maximum: 4)
+        #expect(groups.map(\.devices.count).sorted() == [2, 2, 4, 4])
+        for group in groups where group.devices.count == 4 {
+            let members = group.devices.compactMap { crowd.ids.firstIndex(of: $0) }
+            let truth = Crowd.demeaned(zip(crowd.transmitTruth, crowd.receiveTruth).map { $0 - $1 }, members)
+            var found = Array(repeating: 0.0, count: crowd.names.count)
+            for member in members {
+                let offsets = try await crowd.offsets(member)
+                found[member] = offsets.transmit - offsets.receive
+            }
+            let estimated = Crowd.demeaned(found, members)
+            for member in members {
+                #expect(abs(estimated[member] - truth[member]) < 2, "player \(member): \(estimated[member]) against \(truth[member])")
+            }
+        }
+        // A limit that leaves no one enough partners is refused.
+        #expect(throws: LobbyError.self) {
+            var configuration = LobbyConfiguration()
+            configuration.crowdDevicesPerSolve = 3
+            _ = try configuration.validated()
+        }
+    }
+
     @Test func publishesEachPlayersTransmitLessReceiveWithinTwoDecibels() async throws {
         let crowd = try await Crowd(count: 13)
         let room = Array(0..<12)
