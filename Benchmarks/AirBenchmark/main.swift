@@ -42,6 +42,39 @@ if CommandLine.arguments.dropFirst().first == "two-way" {
     exit(0)
 }
 
+// `nearplay-air-bench crowd-cost [players…]` times one CrowdCalibration.solve over that many
+// players (default 100 200 400), each with exchanges with 50 others (the lobby's partner cap):
+// what one group of the lobby's solve costs (`crowdDevicesPerSolve`).
+if CommandLine.arguments.dropFirst().first == "crowd-cost" {
+    let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    for players in sizes.isEmpty ? [100, 200, 400] : sizes {
+        var random = SystemRandomNumberGenerator()
+        let offsets = (0..<players).map { _ in (Double.random(in: -8...8, using: &random), Double.random(in: -8...8, using: &random)) }
+        var exchanges: [CrowdCalibration.Exchange] = []
+        for first in 0..<players {
+            for step in 1...25 {  // 25 partners each way: 50 per player
+                let second = (first + step * 7) % players
+                guard second != first else { continue }
+                let loss = Double.random(in: 10...35, using: &random)
+                func reading(_ reader: Int, _ seen: Int) -> TwoWayRanging.Direction {
+                    .init(filteredRSSI: -59 + offsets[seen].0 + offsets[reader].1 - loss + Double.random(in: -1...1, using: &random),
+                          measuredPower: -59, filterVariance: 1)
+                }
+                exchanges.append(.init(first: String(first), second: String(second), firstHearsSecond: reading(first, second),
+                                       secondHearsFirst: reading(second, first), site: "open"))
+            }
+        }
+        let devices = (0..<players).map { CrowdCalibration.Device(id: String($0)) }
+        let start = ContinuousClock.now
+        let solution = CrowdCalibration.solve(devices: devices, exchanges: exchanges)
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(format: "RESULT crowd_cost players=%d exchanges=%d iterations=%d seconds=%.3f peak_rss_mb=%.0f",
+                     players, exchanges.count, solution.iterations, seconds, peakResidentMegabytes()))
+    }
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "crowd" {
     let seeds = CommandLine.arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 10
     let spots = [(0.5, 0.5), (2.0, 0.5), (7.5, 0.5), (7.5, 7.5)].map { CrowdAirExperiment.Spot(x: $0.0, y: $0.1) }
@@ -205,3 +238,11 @@ _ = await scanTask.result
 hubTask.cancel()
 _ = await hubTask.result
 rmdir(folder)
+
+/// Peak resident memory of this process so far (MB), from /proc/self/status.
+func peakResidentMegabytes() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+    return kilobytes / 1024
+}

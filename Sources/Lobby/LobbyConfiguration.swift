@@ -94,11 +94,12 @@ public struct LobbyConfiguration: Sendable {
     public var crowdMinimumPairs = 3
     /// How often the lobby server solves, in seconds; 0 turns the periodic solve off.
     public var crowdCalibrationInterval: TimeInterval = 600
-    /// The most players one solve takes at once. A solve costs the cube of its players (400 take
-    /// about a second and 10 MB), so players who never met apart are solved apart, and a crowd
-    /// larger than this is cut into groups of neighbours this size (the exchanges between two
-    /// groups are left out).
-    public var crowdDevicesPerSolve = 400
+    /// The most players one solve takes at once. A solve costs about the cube of its players
+    /// (`nearplay-air-bench crowd-cost`, release, 50 partners each: 100 in 0.05 s, 200 in 0.33 s,
+    /// 400 in 2.5 s and 25 MB), so players who never met are solved apart, and a crowd larger
+    /// than this is cut into groups of neighbours this size (the exchanges between two groups
+    /// are left out).
+    public var crowdDevicesPerSolve = 200
 
     public init(
         deploymentUUID: UUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
