@@ -181,15 +181,7 @@ public struct CrowdAirExperiment: Sendable {
         }
         let configuration = RangingConfiguration()
         var pipelines = Array(repeating: ProximityPipeline(configuration: configuration), count: players)
-        var events: [ProximityEvent] = []
-        for step in 1...Int((scoringSeconds * 100).rounded()) {
-            scoringAir.advance(to: Double(step) / 100) { delivery in
-                guard let index = scoringListeners[delivery.listener] else { return }
-                events.removeAll(keepingCapacity: true)
-                pipelines[index].feed(Advertisement(time: delivery.time, address: delivery.address, rssi: delivery.rssi, data: delivery.data),
-                                      into: &events)
-            }
-        }
+        scoringAir.feed(for: scoringSeconds, listeners: scoringListeners, into: &pipelines)
         let calibratedModel = DistanceModel.logDistance(exponent: solution.sites[""]?.exponent ?? 2.8)
         var uncalibratedErrors: [Double] = [], calibratedErrors: [Double] = []
         for a in 0..<players {

@@ -99,16 +99,7 @@ public struct TwoWayAirExperiment: Sendable {
             if let listener = air.startListening(device: Self.name(index)) { listeners[listener] = index }
         }
         var pipelines = Array(repeating: ProximityPipeline(configuration: configuration), count: devices)
-        var events: [ProximityEvent] = []
-        // In 10 ms steps, as the hub does: the air skips what a transmitter missed by more than a moment.
-        for step in 1...Int((seconds * 100).rounded()) {
-            air.advance(to: Double(step) / 100) { delivery in
-                guard let index = listeners[delivery.listener] else { return }
-                events.removeAll(keepingCapacity: true)
-                pipelines[index].feed(Advertisement(time: delivery.time, address: delivery.address, rssi: delivery.rssi, data: delivery.data),
-                                      into: &events)
-            }
-        }
+        air.feed(for: seconds, listeners: listeners, into: &pipelines)
 
         func direction(_ listener: Int, hears speaker: Int) -> TwoWayRanging.Direction? {
             let identity = BeaconIdentity.iBeacon(uuid: Self.uuid, major: 1, minor: UInt16(speaker + 1))

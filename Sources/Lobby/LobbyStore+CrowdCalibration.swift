@@ -23,9 +23,9 @@ extension LobbyStore {
     /// Records the exchange `reporter`'s reading of `seen` makes with `seen`'s latest reading of
     /// `reporter`, if that one is recent enough and the pair has no exchange within the spacing.
     /// Called after a report's sightings are recorded, so the report's own location sightings
-    /// count as presence.
+    /// count as presence, and only for a pair of whom neither blocked the other.
     func recordExchange(_ db: any SQLSession, reporter: Int64, seen: Int64, _ sighting: EncounterReport, now: Date) throws {
-        guard let rssi = sighting.rssi, let power = sighting.measuredPower?.dBm, try !isBlocked(db, reporter, seen) else { return }
+        guard let rssi = sighting.rssi, let power = sighting.measuredPower?.dBm else { return }
         let at = min(sighting.at, now)
         let window = configuration.crowdPairSeconds
         guard let other = try db.fetchOne("""

@@ -185,6 +185,8 @@ extension LobbyStore {
                 recorded += 1
             }
             for (seen, sighting) in readings.sorted(by: { $0.key < $1.key }) {
+                // A reading goes nowhere between players of whom one blocked the other.
+                guard !(try self.isBlocked(db, reporter, seen)) else { continue }
                 try self.deliverReading(&context, reporter: reporter, seen: seen, sighting)
                 try self.recordExchange(db, reporter: reporter, seen: seen, sighting, now: context.now)
             }

@@ -32,10 +32,10 @@ extension LobbyStore {
         }
     }
 
-    /// Sends the reading a report carries to the player seen, unless one has blocked the other.
+    /// Sends the reading a report carries to the player seen. The caller has checked that
+    /// neither blocked the other.
     func deliverReading(_ context: inout WriteContext, reporter: Int64, seen: Int64, _ report: EncounterReport) throws {
         guard let rssi = report.rssi, let power = report.measuredPower,
-              !(try isBlocked(context.db, reporter, seen)),
               let username = try context.db.fetchValue(String.self, "SELECT username FROM player WHERE id = ?", reporter)
         else { return }
         try context.record(.peerReading, for: seen,

@@ -48,8 +48,11 @@ public struct FittedSpread: Sendable, Hashable {
         self.fewReadingsScale = fewReadingsScale
     }
 
-    /// The path loss (dB) at `metres` with the default exponent, where the table's knots sit.
-    static func loss(atMetres metres: Double) -> Double { 28 * log10(metres) }
+    /// The path loss (dB) at `metres` with the default model, where the table's knots sit.
+    static func loss(atMetres metres: Double) -> Double {
+        let power = -59.0  // any measured power: the loss does not depend on it
+        return power - (DistanceModel.default.rssi(atDistance: metres, measuredPower: power) ?? power)
+    }
 
     /// Fitted on the five development families (`nearplay eval ../shared/data/traces/*.jsonl`;
     /// Benchmarks/ranging.md, "The interval"). Knots at 0.25, 0.5, 1, 2, 4, 8 and 16 m with
