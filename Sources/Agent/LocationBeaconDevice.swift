@@ -73,6 +73,11 @@ public struct LocationBeaconDevice: Sendable {
     /// How often the device tells the lobby it is on the air; well inside the lobby's encounter
     /// window (10 minutes by default).
     public var onAirInterval: Duration = .seconds(60)
+    /// A placed location's radio to listen with: the device then reports the owner's other
+    /// beacons it hears on the same site every ``hearingInterval``, which calibrates the site's
+    /// exponent (``BeaconHearings``). Nil, or without a session: it only advertises.
+    public var scanner: (any AdvertisementScanner)?
+    public var hearingInterval: Duration = .seconds(10)
     let logger: Logger
 
     public init(location: MarkedLocation, advertiser: any Advertiser, session: Credentials? = nil, logger: Logger = Logger(label: "nearplay.beacon")) {
@@ -158,6 +163,22 @@ public struct LocationBeaconDevice: Sendable {
         }
     }
 
+    /// Places the location on `site` at (`x`, `y`) metres, which its hearings of the owner's
+    /// other beacons on that site need.
+    public static func place(
+        _ location: MarkedLocation, site: String, x: Double, y: Double, credentials: Credentials
+    ) async throws(AgentError) -> LobbyLocation {
+        var lobby = LobbyClient(baseURL: location.lobby).authenticated(credentials.token)
+        lobby.timeout = .seconds(5)
+        do {
+            return try await lobby.placeLocation(location.id, site: site, x: x, y: y)
+        } catch let error as LobbyClientError {
+            throw AgentError("The lobby refused to place \(location.name) on \(site): \(error.message)", code: error.code.rawValue)
+        } catch {
+            throw AgentError("Cannot reach the lobby at \(location.lobby) to place \(location.name) (\(error)).", code: "lobbyUnreachable")
+        }
+    }
+
     private static func remember(_ location: MarkedLocation, in directory: String, file: String) throws(AgentError) {
         try makePrivateDirectory(directory)
         do {
@@ -198,6 +219,18 @@ public struct LocationBeaconDevice: Sendable {
             let (location, interval, logger) = (location, onAirInterval, logger)
             services.append(.init(service: TaskService { await Self.tellOnAir(location, session: session, every: interval, logger: logger) },
                                   successTerminationBehavior: .ignore))
+            if let scanner {
+                let every = hearingInterval
+                logger.notice("location \(location.name): listening for the other beacons on its site, reporting every \(every)")
+                services.append(.init(service: TaskService {
+                    do {
+                        try await Self.reportHearings(location, session: session, scanner: scanner, every: every, logger: logger)
+                    } catch is CancellationError {
+                    } catch {
+                        logger.error("location \(location.name): scanning stopped (\(error)); it keeps advertising, but the site calibrates without what it hears.")
+                    }
+                }, successTerminationBehavior: .ignore))
+            }
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = shutdownSignals

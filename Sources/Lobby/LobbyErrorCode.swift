@@ -64,6 +64,7 @@ extension LobbyError {
         public static let locationNameTaken = Code("locationNameTaken")
         public static let locationLimitReached = Code("locationLimitReached")
         public static let locationsExhausted = Code("locationsExhausted")
+        public static let locationNotPlaced = Code("locationNotPlaced")
         public static let tournamentNotFound = Code("tournamentNotFound")
         public static let tournamentClosed = Code("tournamentClosed")
         public static let notNearLocation = Code("notNearLocation")

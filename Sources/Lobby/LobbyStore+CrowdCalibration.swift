@@ -64,7 +64,10 @@ extension LobbyStore {
     public func pruneCrowdExchanges() async throws {
         let window = configuration.crowdCalibrationWindow
         try await write { context in
-            try context.db.execute("DELETE FROM crowdExchange WHERE at < ?", context.now.addingTimeInterval(-window).unixTime)
+            let oldest = context.now.addingTimeInterval(-window).unixTime
+            try context.db.execute("DELETE FROM crowdExchange WHERE at < ?", oldest)
+            try context.db.execute("DELETE FROM locationExchange WHERE at < ?", oldest)
+            try context.db.execute("DELETE FROM locationHearing WHERE at < ?", oldest)
         }
     }
 
@@ -127,7 +130,21 @@ extension LobbyStore {
         }
         var pairsBySite: [Int64: Set<[Int64]>] = [:]
         for exchange in kept { if let location = exchange.location { pairsBySite[location, default: []].insert([exchange.first, exchange.second]) } }
-        let (sitePairs, publishedPartners, solvedOffsets, solvedSites) = (pairsBySite, partners, offsets, siteExponents)
+        // Beacons placed on one site, at known distances: what pins an exponent.
+        let placed = try await read { db, now in
+            try self.placedBeaconExchanges(db, since: now.addingTimeInterval(-configuration.crowdCalibrationWindow))
+        }
+        let beaconSites = try await solveBeaconSites(placed)
+        // One profile per location: the better pinned of its beacons' and its players'.
+        var profiles: [Int64: (exponent: Double, error: Double, pairs: Int, source: CrowdProfile.Source, shadowing: Double?)] = [:]
+        for (location, pairs) in pairsBySite {
+            guard let site = siteExponents[String(location)] else { continue }
+            profiles[location] = (site.exponent, site.exponentError, pairs.count, .players, nil)
+        }
+        for (location, site) in beaconSites where profiles[location].map({ site.exponentError <= $0.error }) ?? true {
+            profiles[location] = (site.exponent, site.exponentError, site.pairs, .beacons, site.shadowing)
+        }
+        let (publishedProfiles, publishedPartners, solvedOffsets) = (profiles, partners, offsets)
 
         let published: Int = try await write { context in
             let db = context.db
@@ -145,20 +162,21 @@ extension LobbyStore {
                     offsets.transmitError, offsets.receiveError, others.count, context.now.unixTime)
                 published += 1
             }
-            for (location, pairs) in sitePairs.sorted(by: { $0.key < $1.key }) {
-                guard let site = solvedSites[String(location)] else { continue }
+            for (location, profile) in publishedProfiles.sorted(by: { $0.key < $1.key }) {
                 try db.execute("""
-                    INSERT INTO crowdProfile (locationId, exponent, exponentError, pairs, solvedAt) VALUES (?, ?, ?, ?, ?)
-                    """, location, Self.bounded(site.exponent, 1...6), site.exponentError, pairs.count, context.now.unixTime)
+                    INSERT INTO crowdProfile (locationId, exponent, exponentError, pairs, solvedAt, source, shadowing) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, location, Self.bounded(profile.exponent, 1...6), profile.error, profile.pairs, context.now.unixTime,
+                    profile.source.rawValue, profile.shadowing)
             }
             return published
         }
         let elapsed = ContinuousClock.now - started
         let summary = CrowdSolveSummary(
             players: partners.count, groups: groups.count, exchanges: kept.count, pairs: Set(kept.map { [$0.first, $0.second] }).count,
-            downweighted: downweighted, published: published, locations: sitePairs.count,
+            downweighted: downweighted, published: published, locations: profiles.count,
+            beaconSites: Set(beaconSites.values.map(\.group)).count, beacons: beaconSites.count,
             milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        logger.info("crowd calibration solved: \(summary.players) devices in \(summary.groups) groups, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
+        logger.info("crowd calibration solved: \(summary.players) devices in \(summary.groups) groups, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.beacons) beacons on \(summary.beaconSites) sites, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
         return summary
     }
 
@@ -244,9 +262,13 @@ extension LobbyStore {
     }
 
     func crowdProfile(_ db: any SQLSession, locationId: Int64) throws -> CrowdProfile? {
-        try db.fetchOne("SELECT exponent, exponentError, pairs, solvedAt FROM crowdProfile WHERE locationId = ?", locationId).map { row in
+        try db.fetchOne("""
+            SELECT exponent, exponentError, pairs, solvedAt, source, shadowing FROM crowdProfile WHERE locationId = ?
+            """, locationId).map { row in
             CrowdProfile(exponent: try row.get(0, as: Double.self), exponentError: try row.get(1, as: Double.self),
-                         pairs: try row.get(2, as: Int.self), solvedAt: try row.requiredDate(atIndex: 3, "solvedAt"))
+                         pairs: try row.get(2, as: Int.self), solvedAt: try row.requiredDate(atIndex: 3, "solvedAt"),
+                         source: CrowdProfile.Source(rawValue: try row.get(4, as: String.self)) ?? .players,
+                         shadowing: try row.get(5, as: Double?.self))
         }
     }
 }
@@ -274,5 +296,8 @@ public struct CrowdSolveSummary: Sendable, Equatable {
     /// Players given offsets, and locations given a crowd profile.
     public var published: Int
     public var locations: Int
+    /// Sites of placed beacons solved, and the beacons on them.
+    public var beaconSites: Int
+    public var beacons: Int
     public var milliseconds: Double
 }

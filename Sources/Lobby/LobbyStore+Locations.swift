@@ -138,7 +138,8 @@ extension LobbyStore {
 
     func locationView(_ db: any SQLSession, id: Int64, now: Date) throws -> Location {
         guard let row = try db.fetchOne("""
-            SELECT id, name, ownerId, timeZone, createdAt, siteExponent, siteDistances, siteReadings, siteCalibratedAt
+            SELECT id, name, ownerId, timeZone, createdAt, siteExponent, siteDistances, siteReadings, siteCalibratedAt,
+                positionSite, positionX, positionY, placedAt
             FROM location WHERE id = ?
             """, id) else {
             throw LobbyError.locationNotFound(id)
@@ -150,6 +151,10 @@ extension LobbyStore {
             siteProfile = SiteProfile(exponent: exponent, distances: distances, readings: readings,
                                       calibratedAt: try row.requiredDate(atIndex: 8, "siteCalibratedAt"))
         }
+        var position: LocationPosition?
+        if let site = try row.get(9, as: String?.self), let x = try row.get(10, as: Double?.self), let y = try row.get(11, as: Double?.self) {
+            position = LocationPosition(site: site, x: x, y: y, placedAt: try row.requiredDate(atIndex: 12, "placedAt"))
+        }
         let owner = try row.get(2, as: Int64.self)
         let tournaments = try db.fetchAll("""
             SELECT id FROM tournament WHERE locationId = ? AND state = \(TournamentState.open.sqlLiteral) AND endsAt > ? ORDER BY endsAt, id
@@ -159,7 +164,7 @@ extension LobbyStore {
             beacon: LocationBeacon.staticIdentity(id, deployment: configuration.deploymentUUID),
             timeZone: try row.get(3, as: String.self), createdAt: try row.requiredDate(atIndex: 4, "createdAt"),
             tournaments: try tournaments.map { try tournamentSummary(db, id: $0) }, siteProfile: siteProfile,
-            crowdProfile: try crowdProfile(db, locationId: id))
+            crowdProfile: try crowdProfile(db, locationId: id), position: position)
     }
 }
 

@@ -76,3 +76,23 @@ extension LobbyClient {
         }
     }
 }
+
+extension LobbyClient {
+    /// Places a location of ours on `site` at (`x`, `y`) metres (404 `locationNotFound` for
+    /// another player's): beacons of ours placed on one site then calibrate its exponent from
+    /// what they hear of each other.
+    public func placeLocation(_ id: Int64, site: String, x: Double, y: Double) async throws -> LobbyLocation {
+        try await call { try await $0.placeLocation(path: .init(id: id), body: .json(.init(site: site, x: x, y: y))).ok.body.json }
+    }
+
+    /// Takes a location of ours off its site.
+    public func unplaceLocation(_ id: Int64) async throws -> LobbyLocation {
+        try await call { try await $0.unplaceLocation(path: .init(id: id)).ok.body.json }
+    }
+
+    /// Reports what our placed location's beacon heard of our other beacons on its site (at most
+    /// 100 hearings; 409 `locationNotPlaced` before it is placed).
+    public func reportHearings(location id: Int64, _ hearings: [EncounterSighting]) async throws -> LocationHearingReceipt {
+        try await call { try await $0.reportLocationHearings(path: .init(id: id), body: .json(.init(hearings: hearings))).ok.body.json }
+    }
+}

@@ -19,6 +19,20 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         return try JSONBody.response(.ok, try await store.publishSiteProfile(
             try context.player(), location: id, exponent: body.exponent, distances: body.distances, readings: body.readings))
     }
+    group.put("locations/:id/position") { request, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        let body = try await JSONBody.decode(LocationPlacement.self, from: request)
+        return try JSONBody.response(.ok, try await store.placeLocation(try context.player(), location: id, site: body.site, x: body.x, y: body.y))
+    }
+    group.delete("locations/:id/position") { _, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        return try JSONBody.response(.ok, try await store.unplaceLocation(try context.player(), location: id))
+    }
+    group.post("locations/:id/hearings") { request, context in
+        let id = try context.pathInteger("id", as: Int64.self)
+        let body = try await JSONBody.decode(LocationHearings.self, from: request)
+        return try JSONBody.response(.ok, try await store.reportLocationHearings(try context.player(), location: id, body.hearings))
+    }
     group.put("locations/:id/on-air") { _, context in
         try await store.markOnAir(try context.player(), location: try context.pathInteger("id", as: Int64.self))
         return Response(status: .noContent)
@@ -75,4 +89,16 @@ struct SiteProfilePublication: Decodable {
     var exponent: Double
     var distances: [Double]
     var readings: Int
+}
+
+/// `PUT /v1/locations/{id}/position`.
+struct LocationPlacement: Decodable {
+    var site: String
+    var x: Double
+    var y: Double
+}
+
+/// `POST /v1/locations/{id}/hearings`.
+struct LocationHearings: Decodable {
+    var hearings: [EncounterReport]
 }

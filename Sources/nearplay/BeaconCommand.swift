@@ -19,6 +19,11 @@ struct BeaconCommand: AsyncParsableCommand {
             $CREDENTIALS_DIRECTORY/credentials.json (systemd's LoadCredential=), else \
             $XDG_CONFIG_HOME/nearplay/credentials.json; the location is remembered in $STATE_DIRECTORY (systemd's \
             StateDirectory=), else $XDG_STATE_HOME/nearplay, so a restart while the lobby is away still advertises.
+
+            With --site and --position the beacon is placed on a site of yours and also listens: every 10 s (--hearing-interval) it \
+            reports your other beacons on that site it hears, and the lobby solves the site's path-loss exponent \
+            from the readings at the distances between them; agents near your locations range with it. Three \
+            beacons are the least that pin an exponent, five or more also measure how much the room shadows.
             """
     )
 
@@ -37,6 +42,15 @@ struct BeaconCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Publish the site profile `nearplay calibrate ranging` stored for this receiver (default: the adapter's, else \"default\"; none stored: nothing is published).", valueName: "receiver"))
     var siteProfile: String?
 
+    @Option(help: ArgumentHelp("Calibrate the site from beacons that hear each other: the label of the place this beacon shares with your others (a hall, a floor); needs --position.", valueName: "label"))
+    var site: String?
+
+    @Option(help: ArgumentHelp("Where this beacon stands on the site, in metres: x,y on a plane you choose for the whole site (e.g. 0,0 and 8.5,3); needs --site.", valueName: "x,y"))
+    var position: String?
+
+    @Option(help: ArgumentHelp("With --site: how often to report the beacons heard, in seconds (1 to 60).", valueName: "seconds"))
+    var hearingInterval: Double = 10
+
     @OptionGroup var profiles: ProfilesOption<BeaconCommand>
 
     @OptionGroup var radio: RadioOptions
@@ -48,6 +62,26 @@ struct BeaconCommand: AsyncParsableCommand {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError("--time-zone takes an IANA time zone such as Europe/Oslo or UTC, not “\(timeZone)”.")
         }
+        guard (site == nil) == (position == nil) else {
+            throw ValidationError("--site and --position go together: the site's label and where on it this beacon stands, e.g. --site hall --position 0,4.5.")
+        }
+        if let site, !(1...64).contains(site.trimmingCharacters(in: .whitespacesAndNewlines).count) {
+            throw ValidationError("--site takes a label of 1 to 64 characters.")
+        }
+        guard (1...60).contains(hearingInterval) else {
+            throw ValidationError("--hearing-interval takes 1 to 60 seconds, not \(hearingInterval).")
+        }
+        if let position, Self.coordinates(position) == nil {
+            throw ValidationError("--position takes x,y in metres, each between -1000 and 1000, e.g. 0,4.5; not “\(position)”.")
+        }
+    }
+
+    /// `x,y` in metres.
+    static func coordinates(_ text: String) -> (x: Double, y: Double)? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]),
+              x.isFinite, y.isFinite, abs(x) <= 1000, abs(y) <= 1000 else { return nil }
+        return (x, y)
     }
 
     func run() async throws {
@@ -59,6 +93,15 @@ struct BeaconCommand: AsyncParsableCommand {
             throw CommandFailure(error.message)
         }
         await publishSiteProfile(of: device.location, session: session)
+        if let site, let position, let (x, y) = Self.coordinates(position) {
+            do {
+                _ = try await LocationBeaconDevice.place(device.location, site: site, x: x, y: y, credentials: session)
+                Diagnostics.write(String(format: "Placed on %@ at (%g, %g) m: listening for your other beacons there.\n", site, x, y))
+            } catch {
+                // Remembered from before, or refused: advertise all the same, and say so.
+                Diagnostics.warning("\(error.message) It advertises all the same; its hearings count once it is placed.")
+            }
+        }
         Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon); Ctrl-C stops.\n")
         do {
             try await device.run()
@@ -109,7 +152,15 @@ struct BeaconCommand: AsyncParsableCommand {
         let marked = try await LocationBeaconDevice.register(
             name: location.trimmingCharacters(in: .whitespacesAndNewlines), timeZone: timeZone, credentials: session,
             lobbyURL: lobby, stateDirectory: stateDirectory)
-        return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter), session: session), session)
+        guard site != nil else {
+            return (LocationBeaconDevice(location: marked, advertiser: backend.advertiser(adapter: radio.adapter), session: session), session)
+        }
+        // Placed: one radio advertises and listens for the other beacons on the site.
+        let live = backend.selection(adapter: radio.adapter).makeRadio()
+        var device = LocationBeaconDevice(location: marked, advertiser: live.advertiser, session: session)
+        device.scanner = live.scanner
+        device.hearingInterval = .milliseconds(Int64(hearingInterval * 1000))
+        return (device, session)
     }
 }
 

@@ -100,7 +100,7 @@ import Testing
             LobbyLocation(id: 1, name: "Hall", owner: "owner", beacon: .init(uuid: UUID(), major: 0, minor: 1), timeZone: "UTC",
                           createdAt: Self.now, tournaments: [],
                           siteProfile: site.map { .init(exponent: $0, distances: [1, 3], readings: 40, calibratedAt: Self.now) },
-                          crowdProfile: .init(exponent: crowd, exponentError: error, pairs: 12, solvedAt: Self.now))
+                          crowdProfile: .init(exponent: crowd, exponentError: error, pairs: 12, solvedAt: Self.now, source: .players))
         }
         #expect(NearbyLocations.siteExponent(location(site: nil, crowd: 2.2, error: 0.2)) == 2.2)
         #expect(NearbyLocations.siteExponent(location(site: nil, crowd: 2.2, error: 0.45)) == nil)

@@ -18,27 +18,58 @@ public struct Location: Codable, Sendable, Equatable {
     public var tournaments: [TournamentSummary]
     /// How radio travels there, as its operator measured it; nil until one is published.
     public var siteProfile: SiteProfile? = nil
-    /// The exponent the crowd solve found from players present there; nil until one ran.
+    /// The exponent the crowd solve found, from the beacons placed on its site or from players
+    /// present there; nil until one ran.
     public var crowdProfile: CrowdProfile? = nil
+    /// Where its beacon stands on its owner's site; nil until its owner placed it.
+    public var position: LocationPosition? = nil
 }
 
-/// A location's path-loss exponent as the crowd solve found it from the two-way readings of
-/// players present there. Without known distances the readings barely pin an exponent, so
-/// `exponentError` mostly stays near the prior's 0.5: agents use it only when it is 0.3 or less,
-/// and a ``SiteProfile`` always wins over it.
+/// Where a location's beacon stands: metres on a plane its owner chose for the site (a label of
+/// the owner's). Beacons of one owner placed on one site hear each other at the distances these
+/// give, which pins the site's exponent (``LobbyStore/reportLocationHearings(_:location:_:)``).
+public struct LocationPosition: Codable, Sendable, Equatable {
+    public var site: String
+    public var x: Double
+    public var y: Double
+    public var placedAt: Date
+
+    public init(site: String, x: Double, y: Double, placedAt: Date) {
+        self.site = site
+        self.x = x
+        self.y = y
+        self.placedAt = placedAt
+    }
+}
+
+/// A location's path-loss exponent as the crowd solve found it: from the readings the beacons
+/// placed on its site took of each other at known distances, or from the two-way readings of
+/// players present there. Without known distances the readings barely pin an exponent, so a
+/// players' `exponentError` mostly stays near the prior's 0.5: agents use a profile only when it
+/// is 0.3 or less, and a ``SiteProfile`` always wins over it.
 public struct CrowdProfile: Codable, Sendable, Equatable {
+    /// What the solve had there.
+    public enum Source: String, Codable, Sendable {
+        case players, beacons
+    }
+
     /// 1 to 6 (the solve's answer is held to that range).
     public var exponent: Double
     public var exponentError: Double
-    /// Distinct pairs of players whose exchanges there the solve used.
+    /// Distinct pairs of devices (players, or beacons of the site) whose exchanges the solve used.
     public var pairs: Int
     public var solvedAt: Date
+    public var source: Source
+    /// With beacons: the lasting shadowing per path (dB) the solve took.
+    public var shadowing: Double?
 
-    public init(exponent: Double, exponentError: Double, pairs: Int, solvedAt: Date) {
+    public init(exponent: Double, exponentError: Double, pairs: Int, solvedAt: Date, source: Source = .players, shadowing: Double? = nil) {
         self.exponent = exponent
         self.exponentError = exponentError
         self.pairs = pairs
         self.solvedAt = solvedAt
+        self.source = source
+        self.shadowing = shadowing
     }
 }
 

@@ -202,6 +202,7 @@ enum LobbyMigrations {
             try db.create(index: "locationSighting_present", on: "locationSighting", columns: ["locationId", "lastSeenAt"])
         }
         migrator.registerMigration("v11-crowd-calibration", migrate: CrowdCalibrationMigration.v11)
+        migrator.registerMigration("v12-beacon-calibration", migrate: BeaconCalibrationMigration.v12)
         return migrator
     }
 }

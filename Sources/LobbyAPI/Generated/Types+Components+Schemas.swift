@@ -1694,6 +1694,8 @@ extension Components {
             public var siteProfile: Components.Schemas.SiteProfile?
             /// - Remark: Generated from `#/components/schemas/Location/crowdProfile`.
             public var crowdProfile: Components.Schemas.CrowdProfile?
+            /// - Remark: Generated from `#/components/schemas/Location/position`.
+            public var position: Components.Schemas.LocationPosition?
             /// Creates a new `Location`.
             ///
             /// - Parameters:
@@ -1706,6 +1708,7 @@ extension Components {
             ///   - tournaments: Its running tournaments.
             ///   - siteProfile:
             ///   - crowdProfile:
+            ///   - position:
             public init(
                 id: Swift.Int64,
                 name: Swift.String,
@@ -1715,7 +1718,8 @@ extension Components {
                 createdAt: Foundation.Date,
                 tournaments: [Components.Schemas.Tournament],
                 siteProfile: Components.Schemas.SiteProfile? = nil,
-                crowdProfile: Components.Schemas.CrowdProfile? = nil
+                crowdProfile: Components.Schemas.CrowdProfile? = nil,
+                position: Components.Schemas.LocationPosition? = nil
             ) {
                 self.id = id
                 self.name = name
@@ -1726,6 +1730,7 @@ extension Components {
                 self.tournaments = tournaments
                 self.siteProfile = siteProfile
                 self.crowdProfile = crowdProfile
+                self.position = position
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1737,9 +1742,82 @@ extension Components {
                 case tournaments
                 case siteProfile
                 case crowdProfile
+                case position
             }
         }
-        /// The site's path-loss exponent as the lobby solved it from the two-way readings of players present at the location (absent until solved). Without known distances the readings barely pin the exponent, so exponentError mostly stays near the prior's 0.5; agents use it only when it is 0.3 or less, and a siteProfile always wins over it.
+        /// - Remark: Generated from `#/components/schemas/LocationPlacement`.
+        public struct LocationPlacement: Codable, Hashable, Sendable {
+            /// Your label for the place the beacons share (a hall, a floor); beacons calibrate with others of yours on the same site.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocationPlacement/site`.
+            public var site: Swift.String
+            /// Metres east (or along any axis you choose, the same for the whole site).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocationPlacement/x`.
+            public var x: Swift.Double
+            /// Metres north (or across).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocationPlacement/y`.
+            public var y: Swift.Double
+            /// Creates a new `LocationPlacement`.
+            ///
+            /// - Parameters:
+            ///   - site: Your label for the place the beacons share (a hall, a floor); beacons calibrate with others of yours on the same site.
+            ///   - x: Metres east (or along any axis you choose, the same for the whole site).
+            ///   - y: Metres north (or across).
+            public init(
+                site: Swift.String,
+                x: Swift.Double,
+                y: Swift.Double
+            ) {
+                self.site = site
+                self.x = x
+                self.y = y
+            }
+            public enum CodingKeys: String, CodingKey {
+                case site
+                case x
+                case y
+            }
+        }
+        /// Where the location's beacon stands on its owner's site (absent until placed).
+        ///
+        /// - Remark: Generated from `#/components/schemas/LocationPosition`.
+        public struct LocationPosition: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LocationPosition/site`.
+            public var site: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LocationPosition/x`.
+            public var x: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/LocationPosition/y`.
+            public var y: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/LocationPosition/placedAt`.
+            public var placedAt: Foundation.Date
+            /// Creates a new `LocationPosition`.
+            ///
+            /// - Parameters:
+            ///   - site:
+            ///   - x:
+            ///   - y:
+            ///   - placedAt:
+            public init(
+                site: Swift.String,
+                x: Swift.Double,
+                y: Swift.Double,
+                placedAt: Foundation.Date
+            ) {
+                self.site = site
+                self.x = x
+                self.y = y
+                self.placedAt = placedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case site
+                case x
+                case y
+                case placedAt
+            }
+        }
+        /// The site's path-loss exponent as the lobby solved it (absent until solved): from the readings location beacons placed on one site take of each other at the known distances between them (source `beacons`), else from the two-way readings of players present at the location (source `players`; without known distances those barely pin the exponent, so exponentError mostly stays near the prior's 0.5). Agents use it only when exponentError is 0.3 or less, and a siteProfile always wins over it.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/CrowdProfile`.
@@ -1748,33 +1826,54 @@ extension Components {
             public var exponent: Swift.Double
             /// - Remark: Generated from `#/components/schemas/CrowdProfile/exponentError`.
             public var exponentError: Swift.Double
+            /// Distinct pairs of devices whose exchanges the solve used there.
+            ///
             /// - Remark: Generated from `#/components/schemas/CrowdProfile/pairs`.
             public var pairs: Swift.Int
             /// - Remark: Generated from `#/components/schemas/CrowdProfile/solvedAt`.
             public var solvedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case players = "players"
+                case beacons = "beacons"
+            }
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/source`.
+            public var source: Components.Schemas.CrowdProfile.SourcePayload
+            /// With source beacons: the lasting shadowing per path (dB) the solve took, estimated from the beacons' readings when there were enough of them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CrowdProfile/shadowing`.
+            public var shadowing: Swift.Double?
             /// Creates a new `CrowdProfile`.
             ///
             /// - Parameters:
             ///   - exponent:
             ///   - exponentError:
-            ///   - pairs:
+            ///   - pairs: Distinct pairs of devices whose exchanges the solve used there.
             ///   - solvedAt:
+            ///   - source:
+            ///   - shadowing: With source beacons: the lasting shadowing per path (dB) the solve took, estimated from the beacons' readings when there were enough of them.
             public init(
                 exponent: Swift.Double,
                 exponentError: Swift.Double,
                 pairs: Swift.Int,
-                solvedAt: Foundation.Date
+                solvedAt: Foundation.Date,
+                source: Components.Schemas.CrowdProfile.SourcePayload,
+                shadowing: Swift.Double? = nil
             ) {
                 self.exponent = exponent
                 self.exponentError = exponentError
                 self.pairs = pairs
                 self.solvedAt = solvedAt
+                self.source = source
+                self.shadowing = shadowing
             }
             public enum CodingKeys: String, CodingKey {
                 case exponent
                 case exponentError
                 case pairs
                 case solvedAt
+                case source
+                case shadowing
             }
         }
         /// How radio travels at a location, as its operator measured it (absent until published).

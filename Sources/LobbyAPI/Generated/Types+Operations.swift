@@ -7136,6 +7136,692 @@ public enum Operations {
             }
         }
     }
+    /// Say where your location's beacon stands, so beacons that hear each other calibrate the site.
+    ///
+    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)`.
+    public enum PlaceLocation {
+        public static let id: Swift.String = "placeLocation"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.PlaceLocation.Input.Path
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlaceLocation.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlaceLocation.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.PlaceLocation.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.LocationPlacement)
+            }
+            public var body: Operations.PlaceLocation.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.PlaceLocation.Input.Path,
+                headers: Operations.PlaceLocation.Input.Headers = .init(),
+                body: Operations.PlaceLocation.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/position/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Location)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Location {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PlaceLocation.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PlaceLocation.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The location with its position.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.PlaceLocation.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.PlaceLocation.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one that is unknown or expired (code unauthenticated).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Forget where your location's beacon stands (and what it heard of the others).
+    ///
+    /// - Remark: HTTP `DELETE /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)`.
+    public enum UnplaceLocation {
+        public static let id: Swift.String = "unplaceLocation"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/position/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/position/DELETE/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.UnplaceLocation.Input.Path
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/position/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnplaceLocation.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnplaceLocation.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UnplaceLocation.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.UnplaceLocation.Input.Path,
+                headers: Operations.UnplaceLocation.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/position/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/position/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Location)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Location {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UnplaceLocation.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UnplaceLocation.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The location without a position.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.UnplaceLocation.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.UnplaceLocation.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one that is unknown or expired (code unauthenticated).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A path or query value, or the body, is missing or malformed; the message names the field (codes invalidField, malformedJSON, wrongType, missingField).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Report the location beacons your placed location's beacon hears (at most 100 per report).
+    ///
+    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI and hearings of itself are `ignored`. When one beacon's hearing of another meets the other's hearing of it within two minutes, the pair makes an exchange for the site's calibration (at most one a minute per pair). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/locations/{id}/hearings`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)`.
+    public enum ReportLocationHearings {
+        public static let id: Swift.String = "reportLocationHearings"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ReportLocationHearings.Input.Path
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReportLocationHearings.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReportLocationHearings.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ReportLocationHearings.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/requestBody/json/hearings`.
+                    public var hearings: [Components.Schemas.Sighting]
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - hearings:
+                    public init(hearings: [Components.Schemas.Sighting]) {
+                        self.hearings = hearings
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case hearings
+                    }
+                }
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/requestBody/content/application\/json`.
+                case json(Operations.ReportLocationHearings.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ReportLocationHearings.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ReportLocationHearings.Input.Path,
+                headers: Operations.ReportLocationHearings.Input.Headers = .init(),
+                body: Operations.ReportLocationHearings.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// Hearings of this owner's locations placed on the same site.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content/json/recorded`.
+                        public var recorded: Swift.Int
+                        /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content/json/ignored`.
+                        public var ignored: Swift.Int
+                        /// Exchanges the hearings completed.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content/json/exchanges`.
+                        public var exchanges: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - recorded: Hearings of this owner's locations placed on the same site.
+                        ///   - ignored:
+                        ///   - exchanges: Exchanges the hearings completed.
+                        public init(
+                            recorded: Swift.Int,
+                            ignored: Swift.Int,
+                            exchanges: Swift.Int
+                        ) {
+                            self.recorded = recorded
+                            self.ignored = ignored
+                            self.exchanges = exchanges
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case recorded
+                            case ignored
+                            case exchanges
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/locations/{id}/hearings/POST/responses/200/content/application\/json`.
+                    case json(Operations.ReportLocationHearings.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.ReportLocationHearings.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ReportLocationHearings.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ReportLocationHearings.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What was recorded.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ReportLocationHearings.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ReportLocationHearings.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one that is unknown or expired (code unauthenticated).
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Say that your location's beacon device is advertising now.
     ///
     /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).

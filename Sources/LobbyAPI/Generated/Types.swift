@@ -245,6 +245,27 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/locations/{id}/site-profile`.
     /// - Remark: Generated from `#/paths//v1/locations/{id}/site-profile/put(publishSiteProfile)`.
     func publishSiteProfile(_ input: Operations.PublishSiteProfile.Input) async throws -> Operations.PublishSiteProfile.Output
+    /// Say where your location's beacon stands, so beacons that hear each other calibrate the site.
+    ///
+    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)`.
+    func placeLocation(_ input: Operations.PlaceLocation.Input) async throws -> Operations.PlaceLocation.Output
+    /// Forget where your location's beacon stands (and what it heard of the others).
+    ///
+    /// - Remark: HTTP `DELETE /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)`.
+    func unplaceLocation(_ input: Operations.UnplaceLocation.Input) async throws -> Operations.UnplaceLocation.Output
+    /// Report the location beacons your placed location's beacon hears (at most 100 per report).
+    ///
+    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI and hearings of itself are `ignored`. When one beacon's hearing of another meets the other's hearing of it within two minutes, the pair makes an exchange for the site's calibration (at most one a minute per pair). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/locations/{id}/hearings`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)`.
+    func reportLocationHearings(_ input: Operations.ReportLocationHearings.Input) async throws -> Operations.ReportLocationHearings.Output
     /// Say that your location's beacon device is advertising now.
     ///
     /// A location's beacon device says so about once a minute while it advertises (registering the location says so too). A sighting of a location proves presence only when its device said so within the encounter window before it. Only the player who registered the location may; to others it is not found (404 locationNotFound).
@@ -740,6 +761,55 @@ extension APIProtocol {
         body: Operations.PublishSiteProfile.Input.Body
     ) async throws -> Operations.PublishSiteProfile.Output {
         try await publishSiteProfile(Operations.PublishSiteProfile.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Say where your location's beacon stands, so beacons that hear each other calibrate the site.
+    ///
+    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/put(placeLocation)`.
+    public func placeLocation(
+        path: Operations.PlaceLocation.Input.Path,
+        headers: Operations.PlaceLocation.Input.Headers = .init(),
+        body: Operations.PlaceLocation.Input.Body
+    ) async throws -> Operations.PlaceLocation.Output {
+        try await placeLocation(Operations.PlaceLocation.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forget where your location's beacon stands (and what it heard of the others).
+    ///
+    /// - Remark: HTTP `DELETE /v1/locations/{id}/position`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/position/delete(unplaceLocation)`.
+    public func unplaceLocation(
+        path: Operations.UnplaceLocation.Input.Path,
+        headers: Operations.UnplaceLocation.Input.Headers = .init()
+    ) async throws -> Operations.UnplaceLocation.Output {
+        try await unplaceLocation(Operations.UnplaceLocation.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Report the location beacons your placed location's beacon hears (at most 100 per report).
+    ///
+    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI and hearings of itself are `ignored`. When one beacon's hearing of another meets the other's hearing of it within two minutes, the pair makes an exchange for the site's calibration (at most one a minute per pair). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/locations/{id}/hearings`.
+    /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)`.
+    public func reportLocationHearings(
+        path: Operations.ReportLocationHearings.Input.Path,
+        headers: Operations.ReportLocationHearings.Input.Headers = .init(),
+        body: Operations.ReportLocationHearings.Input.Body
+    ) async throws -> Operations.ReportLocationHearings.Output {
+        try await reportLocationHearings(Operations.ReportLocationHearings.Input(
             path: path,
             headers: headers,
             body: body

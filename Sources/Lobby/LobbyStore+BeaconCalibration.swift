@@ -1,0 +1,225 @@
+import Foundation
+import LobbyDatabase
+import Ranging
+
+/// Calibration from location beacons: an owner places its beacons on a site (a label of its own
+/// and a position in metres on the site's plane), each placed beacon scans and reports the
+/// beacons it hears, and the lobby pairs the two directions of each path, at the distance the
+/// two positions give, into exchanges. The periodic crowd solve
+/// (``solveCrowdCalibration()``) solves each site's exponent and its beacons' offsets from them
+/// and publishes the exponent as each of the site's locations' ``CrowdProfile`` (source
+/// `beacons`), which agents near the location range with.
+///
+/// Only one owner's beacons calibrate one site: a stranger cannot place a beacon on it, and its
+/// hearings of other owners' locations are ignored, so nobody can pull another owner's exponent
+/// by lying about where a beacon stands or what it hears.
+extension LobbyStore {
+    /// Places the location's beacon on `site` at (`x`, `y`) metres. Only its owner may; to
+    /// others the location is not found. A move (a new site or spot) forgets what the beacon
+    /// heard and was heard at before, which was heard from elsewhere.
+    public func placeLocation(_ playerId: Int64, location id: Int64, site: String, x: Double, y: Double) async throws -> Location {
+        let site = try Validation.name(site, field: "site")
+        for (field, value) in [("x", x), ("y", y)] where !(value.isFinite && (-1000...1000).contains(value)) {
+            throw LobbyError.invalid(field, "must be metres between -1000 and 1000, got \(value).")
+        }
+        return try await write { context in
+            let db = context.db
+            let current = try self.ownedLocation(db, playerId: playerId, id: id)
+            if current.site != site || current.x != x || current.y != y {
+                try self.forgetHearings(db, location: id)
+                try db.execute("UPDATE location SET positionSite = ?, positionX = ?, positionY = ?, placedAt = ? WHERE id = ?",
+                               site, x, y, context.now.unixTime, id)
+            }
+            return try self.locationView(db, id: id, now: context.now)
+        }
+    }
+
+    /// Takes the location's beacon off its site, forgetting what it heard and was heard at.
+    public func unplaceLocation(_ playerId: Int64, location id: Int64) async throws -> Location {
+        try await write { context in
+            let db = context.db
+            _ = try self.ownedLocation(db, playerId: playerId, id: id)
+            try self.forgetHearings(db, location: id)
+            try db.execute("UPDATE location SET positionSite = NULL, positionX = NULL, positionY = NULL, placedAt = NULL WHERE id = ?", id)
+            return try self.locationView(db, id: id, now: context.now)
+        }
+    }
+
+    /// Records what the placed location's beacon heard of the owner's other beacons placed on the
+    /// same site. A hearing counts when its identity is one of those locations' in the running
+    /// period (``location(_:now:)``), that location is on the air, and it carries an RSSI and a
+    /// measured power; the rest is ignored. A hearing that meets the other beacon's latest hearing
+    /// of this one within ``LobbyConfiguration/crowdPairSeconds`` makes an exchange, at most one
+    /// per pair in ``LobbyConfiguration/crowdExchangeSpacing``.
+    public func reportLocationHearings(_ playerId: Int64, location id: Int64, _ hearings: [EncounterReport]) async throws -> LocationHearingReceipt {
+        guard hearings.count <= Self.maximumHearingsPerReport else {
+            throw LobbyError.invalid("hearings", "must list at most \(Self.maximumHearingsPerReport) hearings, got \(hearings.count).")
+        }
+        return try await write { context in
+            let db = context.db
+            let listener = try self.ownedLocation(db, playerId: playerId, id: id)
+            guard let site = listener.site else {
+                throw LobbyError(.conflict, .locationNotPlaced,
+                    "Location \(id) is not placed on a site, so what it hears cannot be paired with a distance: place it first (PUT /v1/locations/\(id)/position, or `nearplay beacon --site … --position x,y`).")
+            }
+            var receipt = LocationHearingReceipt(recorded: 0, ignored: 0, exchanges: 0)
+            let onAirSince = context.now.addingTimeInterval(-self.configuration.encounterWindow).unixTime
+            for hearing in hearings {
+                guard let rssi = hearing.rssi, let power = hearing.measuredPower?.dBm,
+                      case .location(let heard) = self.location(hearing, now: context.now), heard != id,
+                      try db.fetchValue(Bool.self, """
+                          SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND ownerId = ? AND positionSite = ? AND onAirAt >= ?)
+                          """, heard, playerId, site, onAirSince) == true
+                else {
+                    receipt.ignored += 1
+                    continue
+                }
+                let at = min(hearing.at, context.now)
+                try db.execute("""
+                    INSERT INTO locationHearing (listenerId, heardId, at, rssi, measuredPower, variance) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (listenerId, heardId) DO UPDATE SET at = excluded.at, rssi = excluded.rssi,
+                        measuredPower = excluded.measuredPower, variance = excluded.variance
+                    WHERE excluded.at >= locationHearing.at
+                    """, id, heard, at.unixTime, rssi, power, hearing.rssiVariance)
+                receipt.recorded += 1
+                if try self.recordLocationExchange(db, listener: id, heard: heard, at: at, reading: (rssi, power, hearing.rssiVariance)) {
+                    receipt.exchanges += 1
+                }
+            }
+            return receipt
+        }
+    }
+
+    /// The exchange `listener`'s reading of `heard` makes with `heard`'s latest reading of
+    /// `listener`, if that one is recent enough and the pair has none within the spacing.
+    private func recordLocationExchange(_ db: any SQLSession, listener: Int64, heard: Int64, at: Date,
+                                        reading mine: (Double, Double, Double?)) throws -> Bool {
+        let window = configuration.crowdPairSeconds
+        guard let other = try db.fetchOne("""
+            SELECT rssi, measuredPower, variance, at FROM locationHearing WHERE listenerId = ? AND heardId = ? AND at BETWEEN ? AND ?
+            """, heard, listener, at.addingTimeInterval(-window).unixTime, at.addingTimeInterval(window).unixTime)
+        else { return false }
+        let time = max(at, try other.requiredDate(atIndex: 3, "at"))
+        let (first, second) = (min(listener, heard), max(listener, heard))
+        guard try db.fetchValue(Bool.self, """
+            SELECT EXISTS (SELECT 1 FROM locationExchange WHERE firstId = ? AND secondId = ? AND at > ?)
+            """, first, second, time.addingTimeInterval(-configuration.crowdExchangeSpacing).unixTime) != true
+        else { return false }
+        let theirs = (try other.get(0, as: Double.self), try other.get(1, as: Double.self), try other.get(2, as: Double?.self))
+        let (firstReading, secondReading) = listener == first ? (mine, theirs) : (theirs, mine)
+        try db.execute("""
+            INSERT INTO locationExchange (firstId, secondId, at, firstRssi, firstMeasuredPower, firstVariance,
+                secondRssi, secondMeasuredPower, secondVariance)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, first, second, time.unixTime, firstReading.0, firstReading.1, firstReading.2,
+            secondReading.0, secondReading.1, secondReading.2)
+        return true
+    }
+
+    /// The location `id` if `playerId` owns it, with its site and spot; to others not found.
+    private func ownedLocation(_ db: any SQLSession, playerId: Int64, id: Int64) throws -> (site: String?, x: Double?, y: Double?) {
+        guard let row = try db.fetchOne("SELECT ownerId, positionSite, positionX, positionY FROM location WHERE id = ?", id),
+              try row.get(0, as: Int64.self) == playerId
+        else { throw LobbyError.locationNotFound(id) }
+        return (try row.get(1, as: String?.self), try row.get(2, as: Double?.self), try row.get(3, as: Double?.self))
+    }
+
+    /// Forgets what a beacon that moved heard and was heard at, and the profile they made.
+    private func forgetHearings(_ db: any SQLSession, location id: Int64) throws {
+        try db.execute("DELETE FROM locationHearing WHERE listenerId = ? OR heardId = ?", id, id)
+        try db.execute("DELETE FROM locationExchange WHERE firstId = ? OR secondId = ?", id, id)
+        try db.execute("DELETE FROM crowdProfile WHERE locationId = ? AND source = 'beacons'", id)
+    }
+
+    static let maximumHearingsPerReport = 100
+
+    /// The beacon exchanges of the last ``LobbyConfiguration/crowdCalibrationWindow`` between
+    /// locations still placed on one site of one owner, with the distance their positions give.
+    func placedBeaconExchanges(_ db: any SQLSession, since: Date) throws -> [BeaconSiteKey: [PlacedExchange]] {
+        var sites: [BeaconSiteKey: [PlacedExchange]] = [:]
+        for row in try db.fetchAll("""
+            SELECT e.firstId, e.secondId, e.firstRssi, e.firstMeasuredPower, e.firstVariance,
+                e.secondRssi, e.secondMeasuredPower, e.secondVariance,
+                a.ownerId, a.positionSite, a.positionX, a.positionY, b.positionX, b.positionY
+            FROM locationExchange e
+            JOIN location a ON a.id = e.firstId
+            JOIN location b ON b.id = e.secondId
+            WHERE e.at >= ? AND a.positionSite IS NOT NULL AND b.positionSite = a.positionSite AND b.ownerId = a.ownerId
+            ORDER BY e.at DESC, e.id DESC
+            """, since.unixTime) {
+            let key = BeaconSiteKey(owner: try row.get(8, as: Int64.self), site: try row.get(9, as: String.self))
+            let distance = hypot(try row.get(10, as: Double.self) - row.get(12, as: Double.self),
+                                 try row.get(11, as: Double.self) - row.get(13, as: Double.self))
+            sites[key, default: []].append(PlacedExchange(
+                exchange: StoredExchange(
+                    first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: nil,
+                    firstHearsSecond: .init(filteredRSSI: try row.get(2, as: Double.self), measuredPower: try row.get(3, as: Double.self),
+                                            filterVariance: try row.get(4, as: Double?.self) ?? Self.unknownReadingVariance),
+                    secondHearsFirst: .init(filteredRSSI: try row.get(5, as: Double.self), measuredPower: try row.get(6, as: Double.self),
+                                            filterVariance: try row.get(7, as: Double?.self) ?? Self.unknownReadingVariance)),
+                distance: distance))
+        }
+        return sites
+    }
+
+    /// Solves each site's beacons (at most ``LobbyConfiguration/crowdDevicesPerSolve`` at once,
+    /// as players are) at their known distances: each location's exponent, its error, the pairs
+    /// used and the shadowing taken.
+    func solveBeaconSites(_ sites: [BeaconSiteKey: [PlacedExchange]]) async throws -> [Int64: BeaconSiteSolution] {
+        var solved: [Int64: BeaconSiteSolution] = [:]
+        var groups = 0
+        for (key, placed) in sites.sorted(by: { ($0.key.owner, $0.key.site) < ($1.key.owner, $1.key.site) }) {
+            let distances = Dictionary(placed.map { ([$0.exchange.first, $0.exchange.second], $0.distance) }, uniquingKeysWith: { a, _ in a })
+            for group in Self.groups(placed.map(\.exchange), maximum: configuration.crowdDevicesPerSolve) {
+                // Two beacons at one spot give no distance to range at: left out.
+                let usable = group.exchanges.filter { (distances[[$0.first, $0.second]] ?? 0) >= PathLoss.nearest }
+                guard !usable.isEmpty else { continue }
+                let devices = group.devices.sorted().map { CrowdCalibration.Device(id: String($0), kind: .locationBeacon) }
+                let exchanges = usable.map {
+                    CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
+                                              secondHearsFirst: $0.secondHearsFirst, distance: distances[[$0.first, $0.second]], site: "site")
+                }
+                let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
+                guard let site = solution.sites["site"] else { continue }
+                let pairs = Set(usable.map { [$0.first, $0.second] }).count
+                let result = BeaconSiteSolution(group: groups, exponent: site.exponent, exponentError: site.exponentError, pairs: pairs,
+                                                shadowing: site.shadowing)
+                groups += 1
+                for location in group.devices { solved[location] = result }
+            }
+        }
+        return solved
+    }
+}
+
+/// An owner's site: the beacons one owner placed under one label.
+struct BeaconSiteKey: Hashable, Sendable {
+    var owner: Int64
+    var site: String
+}
+
+/// A beacon exchange with the distance between the two beacons' positions (m).
+struct PlacedExchange: Sendable {
+    var exchange: StoredExchange
+    var distance: Double
+}
+
+/// What the solve made of one site's beacons (of one group of them, on a site with more than
+/// one solve takes).
+struct BeaconSiteSolution: Sendable {
+    /// Which solve: the same for every beacon solved together.
+    var group: Int
+    var exponent: Double
+    var exponentError: Double
+    var pairs: Int
+    var shadowing: Double?
+}
+
+/// What the lobby made of one report of hearings.
+public struct LocationHearingReceipt: Codable, Sendable, Equatable {
+    /// Hearings of the owner's locations placed on the same site.
+    public var recorded: Int
+    public var ignored: Int
+    /// Exchanges the hearings completed.
+    public var exchanges: Int
+}
