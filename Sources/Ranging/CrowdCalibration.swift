@@ -132,8 +132,10 @@ public enum CrowdCalibration {
         /// Mingling spread used when too few pairs mingle to estimate one (dB).
         public var fallbackMinglingSpread = 3.0
         /// The lasting shadowing the known-distance equations allow for. A fixed 6 dB (the prior's)
-        /// gives four beacons' exponent a standard error of 0.37, over what agents accept (0.3),
-        /// even in a room with little shadowing; estimated, the room's own pairs say how much.
+        /// gives five beacons' exponent a standard error of 0.35, over what agents accept (0.3),
+        /// even in a room with no lasting shadowing, where estimated it is 0.19 (the room's own
+        /// pairs say how much; `nearplay-air-bench crowd-beacons`). Four beacons are too few to
+        /// estimate it from and keep the prior's (0.37).
         public var knownDistanceShadowing = Shadowing.estimated(floor: 1)
         /// What the two directions of one path may differ by beyond the offsets (dB): a floor
         /// under each pair's difference, so hundreds of readings do not make it exact.
