@@ -16,6 +16,11 @@
 // 12 players with transmit and receive offsets each up to ±8 dB mingle for 10 minutes in an 8 m room
 // of unknown exponent (2–3.5), alone, with an anchor, or with four location beacons at known spots,
 // and prints the offset and exponent errors and the one-way median error calibrated / uncalibrated.
+//
+// `nearplay-air-bench crowd-beacons [seeds]` runs the same rooms with location beacons alone (4, 5
+// and 6 at known spots, no players), solved with the lasting shadowing per path estimated (the
+// default) and fixed at the prior's 6 dB, and prints the exponent's error, its published standard
+// error, how many rooms agents would use it in (standard error ≤ 0.3) and the shadowing used.
 import AirBenchmarkSupport
 import Foundation
 import Radio
@@ -86,12 +91,15 @@ if CommandLine.arguments.dropFirst().first == "crowd" {
     var withBeacons = CrowdAirExperiment()
     withBeacons.beacons = spots
     variants.append(("players+4beacons-known", withBeacons))
-    // The simulated air has no lasting shadowing; the solve's default prior assumes 6 dB per path.
+    // The simulated air has no lasting shadowing; the solve's default prior assumes 6 dB per path
+    // (four beacons are too few to estimate it from, so they keep the prior's either way).
+    withBeacons.options.knownDistanceShadowing = .fixed
     withBeacons.options.prior.shadowing = 1
     variants.append(("players+4beacons-known-shadowing1", withBeacons))
     withBeacons.anchors = 1
-    withBeacons.options.prior.shadowing = 6
+    withBeacons.options = CrowdCalibration.Options()
     variants.append(("players+anchor+4beacons-known", withBeacons))
+    withBeacons.options.knownDistanceShadowing = .fixed
     withBeacons.options.prior.shadowing = 1
     variants.append(("players+anchor+4beacons-known-shadowing1", withBeacons))
     for (name, template) in variants {
@@ -131,6 +139,40 @@ if CommandLine.arguments.dropFirst().first == "crowd" {
                      Calibration.median(ratios) ?? -1, ratios.max() ?? -1, Calibration.median(uncalibrated) ?? -1,
                      Calibration.median(calibrated) ?? -1, (Calibration.median(calibrated) ?? 0) / (Calibration.median(uncalibrated) ?? 1),
                      Double(elapsed.components.seconds)))
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.dropFirst().first == "crowd-beacons" {
+    let seeds = CommandLine.arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 20
+    let spots = [(0.5, 0.5), (2.0, 0.5), (7.5, 0.5), (7.5, 7.5), (0.5, 4.0), (4.0, 7.5)].map { CrowdAirExperiment.Spot(x: $0.0, y: $0.1) }
+    let agentsAccept = 0.3   // Agent's NearbyLocations.crowdExponentError
+    for count in 4...6 {
+        for (name, shadowing) in [("estimated", CrowdCalibration.Shadowing.estimated(floor: 1)), ("fixed", .fixed)] {
+            var errors: [Double] = [], published: [Double] = [], used: [Double] = []
+            var covered = 0, usable = 0
+            let clock = ContinuousClock()
+            let start = clock.now
+            for seed in 1...max(1, seeds) {
+                var experiment = CrowdAirExperiment()
+                experiment.players = 0
+                experiment.beacons = Array(spots.prefix(count))
+                experiment.options.knownDistanceShadowing = shadowing
+                experiment.seed = seed
+                let outcome = experiment.run()
+                guard let error = outcome.exponentError, let site = outcome.solution.sites[""] else { continue }
+                errors.append(error)
+                published.append(site.exponentError)
+                used.append(site.shadowing ?? .nan)
+                if error <= 2 * site.exponentError { covered += 1 }
+                if site.exponentError <= agentsAccept { usable += 1 }
+            }
+            let elapsed = start.duration(to: clock.now)
+            print(String(format: "RESULT crowd_beacons beacons=%d shadowing=%@ rooms=%d exponent_error_median=%.2f exponent_error_max=%.2f exponent_se_median=%.2f within_2se=%.2f se_at_most_0.3=%d shadowing_median_db=%.2f shadowing_min_db=%.2f shadowing_max_db=%.2f seconds=%.1f",
+                         count, name, errors.count, Calibration.median(errors) ?? -1, errors.max() ?? -1, Calibration.median(published) ?? -1,
+                         Double(covered) / Double(max(1, errors.count)), usable, Calibration.median(used) ?? -1, used.min() ?? -1,
+                         used.max() ?? -1, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        }
     }
     exit(0)
 }

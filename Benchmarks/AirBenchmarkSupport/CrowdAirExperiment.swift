@@ -17,7 +17,8 @@ import Ranging
 ///   one-way estimate uncalibrated (offsets 0, exponent 2.8) against the same reading corrected by
 ///   the solve's `t_B + g_A` and ranged with its exponent.
 ///
-/// An experiment, not a library feature: `nearplay-air-bench crowd` runs it.
+/// An experiment, not a library feature: `nearplay-air-bench crowd` runs it, and
+/// `nearplay-air-bench crowd-beacons` with no players (beacons alone, nothing to score).
 public struct CrowdAirExperiment: Sendable {
     public var players = 12
     /// Location beacons' spots (m), empty for none.

@@ -30,7 +30,11 @@ import Foundation
 /// of devices not anchored yield the same way (Huber on the prior's spread), so one device far
 /// out (or a player reading everyone 20 dB high) does not drag the level all devices share; the
 /// mingling spread is estimated from the median of the sums' squared residuals, so a few pairs
-/// far off do not inflate it and hide behind it.
+/// far off do not inflate it and hide behind it. So is each site's lasting shadowing `S` from its
+/// known-distance equations (``Options/knownDistanceShadowing``): assumed at the prior's 6 dB, it
+/// held five beacons' exponent to ±0.35 in any room, over the 0.3 agents accept, where a room
+/// without lasting shadowing pins it to ±0.19; four beacons leave one degree of freedom, too few
+/// to estimate from, and keep the prior's.
 /// Cost: O(exchanges) to aggregate plus O(p³) for p = 2·devices + 2·sites parameters: well under
 /// a millisecond for tens of devices.
 public enum CrowdCalibration {
@@ -105,13 +109,34 @@ public enum CrowdCalibration {
         case estimated(floor: Double)
     }
 
+    /// The lasting shadowing of one path between devices at a known distance (`S`, dB): the part
+    /// of a known-distance equation's variance that no number of readings over that path averages
+    /// away, and so what bounds how well a few beacons pin the exponent.
+    public enum Shadowing: Sendable, Hashable {
+        /// `prior.shadowing` at every site.
+        case fixed
+        /// From the known-distance equations' own residuals (method of moments, as the mingling
+        /// spread), at least `floor` dB; `prior.shadowing` at a site where fewer than 3 degrees of
+        /// freedom are left (equations less the devices in them less the exponent: four beacons'
+        /// 6 pairs leave 1, five beacons' 10 leave 4). The floor keeps a site whose few pairs
+        /// happen to agree from claiming its exponent to a hundredth: no real path is free of it.
+        case estimated(floor: Double)
+    }
+
     public struct Options: Sendable, Hashable {
         /// The defaults the solve starts from: exponent 2.8 ± 0.5, offsets 0 ± 6 dB, and the
-        /// lasting shadowing of one path between still devices (`shadowing`, dB).
+        /// lasting shadowing of one path at a known distance (`shadowing`, 6 dB: what
+        /// `knownDistanceShadowing` uses when fixed, or where too few pairs estimate it).
         public var prior = SitePrior()
         public var mingling = Mingling.estimated(floor: 1)
         /// Mingling spread used when too few pairs mingle to estimate one (dB).
         public var fallbackMinglingSpread = 3.0
+        /// The lasting shadowing the known-distance equations allow for. A fixed 6 dB (the prior's)
+        /// gives five beacons' exponent a standard error of 0.35, over what agents accept (0.3),
+        /// even in a room with no lasting shadowing, where estimated it is 0.19 (the room's own
+        /// pairs say how much; `nearplay-air-bench crowd-beacons`). Four beacons are too few to
+        /// estimate it from and keep the prior's (0.37).
+        public var knownDistanceShadowing = Shadowing.estimated(floor: 1)
         /// What the two directions of one path may differ by beyond the offsets (dB): a floor
         /// under each pair's difference, so hundreds of readings do not make it exact.
         public var asymmetry = 1.0
@@ -154,6 +179,9 @@ public enum CrowdCalibration {
         public var exponentError: Double
         /// The mingling spread the solve used at this site (dB), nil where no players mingled.
         public var minglingSpread: Double?
+        /// The lasting shadowing per path the solve used at this site's known distances (dB):
+        /// estimated, or `prior.shadowing`; nil where no distance was known.
+        public var shadowing: Double?
     }
 
     /// The solve's answer.
@@ -235,9 +263,10 @@ public enum CrowdCalibration {
             pairs[key] = statistics
         }
 
-        // Equations: sparse rows (parameter index, coefficient), value, variance.
+        // Equations: sparse rows (parameter index, coefficient), value, the readings' variance, and
+        // which site spread adds to it; with the devices each spread's equations involve.
         var equations: [Equation] = []
-        let shadowing = options.prior.shadowing
+        var spreadEquations: [SiteSpread: (members: [Int], devices: Set<String>)] = [:]
         for (key, statistics) in pairs.sorted(by: { ($0.key.first, $0.key.second, $0.key.site) < ($1.key.first, $1.key.second, $1.key.site) }) {
             let a = key.first, b = key.second
             let tA = index[.transmit(a)]!, gA = index[.receive(a)]!, tB = index[.transmit(b)]!, gB = index[.receive(b)]!
@@ -255,25 +284,30 @@ public enum CrowdCalibration {
                 equations.append(Equation(terms: [(tB, 1), (gB, -1), (tA, -1), (gA, 1)], value: difference.value,
                                           variance: difference.variance + options.asymmetry * options.asymmetry, kind: .difference))
             }
+            let written = equations.count   // the sum (or one-way reading) below, if any
             if let distance = key.distance {
                 let x = 10 * log10(distance)
                 let forward = statistics.forward.mean, reverse = statistics.reverse.mean
                 if let forward, let reverse {
-                    // y_ab + y_ba = s_a + s_b − 20 n log10 d − 2S
+                    // y_ab + y_ba = s_a + s_b − 20 n log10 d − 2S: S twice, so 4S² is added.
                     equations.append(Equation(terms: [(tA, 1), (gA, 1), (tB, 1), (gB, 1), (exponent, -2 * x)],
-                                              value: forward.value + reverse.value,
-                                              variance: forward.variance + reverse.variance + 4 * shadowing * shadowing, kind: .knownDistance))
+                                              value: forward.value + reverse.value, variance: forward.variance + reverse.variance,
+                                              kind: .knownDistance(site: key.site, factor: 4)))
                 } else if let forward {
                     equations.append(Equation(terms: [(tB, 1), (gA, 1), (exponent, -x)], value: forward.value,
-                                              variance: forward.variance + shadowing * shadowing, kind: .knownDistance))
+                                              variance: forward.variance, kind: .knownDistance(site: key.site, factor: 1)))
                 } else if let reverse {
                     equations.append(Equation(terms: [(tA, 1), (gB, 1), (exponent, -x)], value: reverse.value,
-                                              variance: reverse.variance + shadowing * shadowing, kind: .knownDistance))
+                                              variance: reverse.variance, kind: .knownDistance(site: key.site, factor: 1)))
                 }
             } else if kinds[a] == .player, kinds[b] == .player, options.mingling != .ignored, let sum = statistics.sum.mean {
                 // y_ab + y_ba = s_a + s_b − 2c, c the crowd's mean loss; τ is added below.
                 equations.append(Equation(terms: [(tA, 1), (gA, 1), (tB, 1), (gB, 1), (crowd, -2)], value: sum.value,
                                           variance: sum.variance, kind: .mingling(site: key.site)))
+            }
+            if equations.count > written, let spread = equations[written].kind.spread?.spread {
+                spreadEquations[spread, default: ([], [])].members.append(written)
+                spreadEquations[spread, default: ([], [])].devices.formUnion([a, b])
             }
         }
 
@@ -303,20 +337,29 @@ public enum CrowdCalibration {
             priorPrecision[c] = 1 / (50 * 50)
         }
 
-        // τ per site: fixed, or estimated from the mingling sums' residuals.
-        var minglingSpread: [String: Double] = [:]
-        var minglingCount: [String: Int] = [:]
-        var minglingPlayers: [String: Set<String>] = [:]
-        for (key, _) in pairs where key.distance == nil && kinds[key.first] == .player && kinds[key.second] == .player {
-            minglingPlayers[key.site, default: []].formUnion([key.first, key.second])
-        }
-        for equation in equations { if case let .mingling(site) = equation.kind { minglingCount[site, default: 0] += 1 } }
-        for site in minglingCount.keys {
-            switch options.mingling {
-            case .ignored: break
-            case let .spread(value): minglingSpread[site] = value
-            case .estimated: minglingSpread[site] = options.fallbackMinglingSpread
+        // τ and S per site: fixed, or estimated from their equations' residuals (starting from the
+        // fallback, which stays where too few equations are left over to estimate from).
+        var spreads: [SiteSpread: Double] = [:]
+        var estimated: [(spread: SiteSpread, members: [Int], freedom: Int, floor: Double)] = []
+        for (spread, (members, devices)) in spreadEquations {
+            let setting: (start: Double, floor: Double?)
+            switch spread {
+            case .mingling:
+                switch options.mingling {
+                case .ignored: continue   // (no mingling equations are written then)
+                case let .spread(value): setting = (value, nil)
+                case let .estimated(floor): setting = (options.fallbackMinglingSpread, floor)
+                }
+            case .shadowing:
+                switch options.knownDistanceShadowing {
+                case .fixed: setting = (options.prior.shadowing, nil)
+                case let .estimated(floor): setting = (options.prior.shadowing, floor)
+                }
             }
+            spreads[spread] = setting.start
+            // Fitted to these equations: each device's t + g and the site's crowd loss or exponent.
+            let freedom = members.count - devices.count - 1
+            if let floor = setting.floor, freedom >= 3 { estimated.append((spread, members, freedom, floor)) }
         }
 
         var weights = [Double](repeating: 1, count: equations.count)
@@ -333,7 +376,7 @@ public enum CrowdCalibration {
                 right[i] = priorWeights[i] * priorPrecision[i] * priorMean[i]
             }
             for (e, equation) in equations.enumerated() {
-                let w = weights[e] / equation.variance(minglingSpread: minglingSpread)
+                let w = weights[e] / equation.variance(spreads: spreads)
                 for (i, ci) in equation.terms {
                     right[i] += w * ci * equation.value
                     for (j, cj) in equation.terms { normal[i * p + j] += w * ci * cj }
@@ -348,27 +391,31 @@ public enum CrowdCalibration {
                 residuals[e] = equation.value - equation.terms.reduce(0) { $0 + $1.1 * estimate[$1.0] }
             }
             var changed = false
-            if case let .estimated(floor) = options.mingling {
-                for site in minglingCount.keys {
-                    // Method of moments: E[r²] ≈ base variance + 4τ², less the parameters fitted.
-                    // E[r²] from the median of the squares (0.455 for a normal residual), not
-                    // their mean: a few pairs far off (one liar's) would otherwise inflate τ, so
-                    // weaken every sum and hide themselves from the weights below.
-                    let members = equations.indices.filter { equations[$0].kind == .mingling(site: site) }
-                    let freedom = members.count - (minglingPlayers[site]?.count ?? 0) - 1
-                    guard freedom >= 3 else { continue }
-                    let sorted = members.map { residuals[$0] * residuals[$0] }.sorted()
-                    let middle = sorted.count / 2
-                    let median = sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
-                    let squares = median / 0.4549 * Double(members.count) / Double(freedom)
-                    let base = members.reduce(0) { $0 + equations[$1].variance } / Double(members.count)
-                    let tau = max(floor, ((squares - base) / 4).squareRoot().nanToZero)
-                    if abs(tau - (minglingSpread[site] ?? 0)) > 1e-3 { changed = true }
-                    minglingSpread[site] = tau
+            for (spread, members, freedom, floor) in estimated {
+                // Each residual's square over the share of its variance the fit left it (1 − its
+                // leverage), so that each estimates its whole variance. Mingling sums are many
+                // (thousands; one leverage costs O(p²)) and their average share, freedom over
+                // equations, serves. A site's known distances are few, and the prior pins part of
+                // what they fit, so each gets its own: the average overstated five beacons' 4 dB of
+                // shadowing as 5.4 dB (median of 40 rooms of CrowdCalibrationTests' world), its own
+                // leverage as 4.3.
+                let members = members.compactMap { e -> (square: Double, equation: Equation)? in
+                    let left: Double
+                    switch spread {
+                    case .mingling:
+                        left = Double(freedom) / Double(members.count)
+                    case .shadowing:
+                        let precision = weights[e] / equations[e].variance(spreads: spreads)
+                        left = 1 - precision * Self.quadraticForm(cholesky: cholesky, size: p, terms: equations[e].terms)
+                    }
+                    return left > 1e-6 ? (residuals[e] * residuals[e] / left, equations[e]) : nil
                 }
+                let value = max(floor, Self.momentSpread(members))
+                if abs(value - (spreads[spread] ?? 0)) > 1e-3 { changed = true }
+                spreads[spread] = value
             }
             for (e, equation) in equations.enumerated() {
-                let z = abs(residuals[e]) / equation.variance(minglingSpread: minglingSpread).squareRoot()
+                let z = abs(residuals[e]) / equation.variance(spreads: spreads).squareRoot()
                 let weight: Double
                 if rejecting {
                     let r = z / options.rejectionThreshold
@@ -405,16 +452,39 @@ public enum CrowdCalibration {
         for site in sites {
             let n = index[.exponent(site: site)]!
             solution.sites[site] = SiteExponent(exponent: estimate[n], exponentError: covariance[n * p + n].squareRoot(),
-                                                minglingSpread: minglingSpread[site])
+                                                minglingSpread: spreads[.mingling(site: site)], shadowing: spreads[.shadowing(site: site)])
         }
         return solution
     }
 
-    /// A linear equation on the parameters, with its variance before the mingling spread.
+    /// A spread the solve holds per site, fixed or estimated, whose square adds to the variance of
+    /// some equations there (dB).
+    enum SiteSpread: Hashable {
+        /// τ: how far a mingling pair's mean loss strays from the crowd's.
+        case mingling(site: String)
+        /// S: a path's lasting shadowing, in the equations at a known distance.
+        case shadowing(site: String)
+    }
+
+    /// A linear equation on the parameters, with its readings' variance; its kind says which site
+    /// spread adds to that, and how many times its square.
     struct Equation {
         enum Kind: Equatable {
-            case difference, knownDistance
+            /// `y_AB − y_BA`: distance and lasting shadowing cancel, so nothing is added.
+            case difference
+            /// At a known distance: `factor · S²`, 4 for a two-direction sum (which holds `S` twice),
+            /// 1 for one direction alone.
+            case knownDistance(site: String, factor: Double)
+            /// A mingling sum: `4τ²` (each direction strays by `τ`, the same way).
             case mingling(site: String)
+
+            var spread: (spread: SiteSpread, factor: Double)? {
+                switch self {
+                case .difference: nil
+                case let .knownDistance(site, factor): (.shadowing(site: site), factor)
+                case let .mingling(site): (.mingling(site: site), 4)
+                }
+            }
         }
 
         var terms: [(Int, Double)]
@@ -422,11 +492,28 @@ public enum CrowdCalibration {
         var variance: Double
         var kind: Kind
 
-        func variance(minglingSpread: [String: Double]) -> Double {
-            guard case let .mingling(site) = kind else { return variance }
-            let tau = minglingSpread[site] ?? 0
-            return variance + 4 * tau * tau
+        /// The whole variance: the readings' own plus the site spread's share.
+        func variance(spreads: [SiteSpread: Double]) -> Double {
+            guard let spread = kind.spread, let value = spreads[spread.spread] else { return variance }
+            return variance + spread.factor * value * value
         }
+    }
+
+    /// The spread `s` for which equations of variance `variance + factor · s²` leave these squared
+    /// residuals, each already divided by the share of its variance the fit left it (method of
+    /// moments; 0 where the readings' own variance explains them). `E[r²]` comes from the median of
+    /// the squares (0.4549 for a normal residual), not their mean: a few equations far off (one
+    /// liar's pairs, one beacon behind a wall) would otherwise inflate the spread, so weaken every
+    /// equation alike and hide themselves from the robust weights.
+    static func momentSpread(_ members: [(square: Double, equation: Equation)]) -> Double {
+        guard !members.isEmpty else { return 0 }
+        let squares = members.map(\.square).sorted()
+        let middle = squares.count / 2
+        let median = squares.count.isMultiple(of: 2) ? (squares[middle - 1] + squares[middle]) / 2 : squares[middle]
+        let meanSquare = median / 0.4549
+        let base = members.reduce(0) { $0 + $1.equation.variance } / Double(members.count)
+        let factor = members.reduce(0) { $0 + ($1.equation.kind.spread?.factor ?? 0) } / Double(members.count)
+        return max(0, (meanSquare - base) / factor).squareRoot()
     }
 
     /// Running sums for a mean and its variance.
@@ -480,6 +567,21 @@ public enum CrowdCalibration {
         return y
     }
 
+    /// `xᵀ(L·Lᵀ)⁻¹x` for a sparse row `x` (`terms`): the squared length of `L⁻¹x`, by forward
+    /// substitution from its first nonzero entry.
+    static func quadraticForm(cholesky l: [Double], size n: Int, terms: [(Int, Double)]) -> Double {
+        var z = [Double](repeating: 0, count: n)
+        for (i, coefficient) in terms { z[i] += coefficient }
+        let start = terms.map(\.0).min() ?? n
+        var total = 0.0
+        for i in start..<n {
+            for k in start..<i { z[i] -= l[i * n + k] * z[k] }
+            z[i] /= l[i * n + i]
+            total += z[i] * z[i]
+        }
+        return total
+    }
+
     /// `(L·Lᵀ)⁻¹`, column by column.
     static func inverse(cholesky l: [Double], size n: Int) -> [Double] {
         var inverse = [Double](repeating: 0, count: n * n)
@@ -492,8 +594,4 @@ public enum CrowdCalibration {
         }
         return inverse
     }
-}
-
-extension Double {
-    fileprivate var nanToZero: Double { isNaN ? 0 : self }
 }
