@@ -79,6 +79,11 @@ struct LobbyServe: AsyncParsableCommand {
         valueName: "seconds"))
     var crowdExchangeSpacing: Double = 60
 
+    @Option(help: ArgumentHelp(
+        "New locations one account may register in 24 hours (an operator placing a hall's beacons needs one per beacon).",
+        valueName: "count"))
+    var locationsPerDay: Int = 5
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
         "The IP address of a reverse proxy in front of this lobby (repeat for several): its connections have no per-address "
             + "limit, and the client address sign-in throttling counts is read from the X-Forwarded-For it adds.",
@@ -108,6 +113,9 @@ struct LobbyServe: AsyncParsableCommand {
         guard crowdCalibrationInterval.isFinite, crowdCalibrationInterval >= 0 else {
             throw ValidationError("--crowd-calibration-interval must be 0 s (never) or more, got \(crowdCalibrationInterval).")
         }
+        guard (1...LocationBeacon.maximumLocations).contains(locationsPerDay) else {
+            throw ValidationError("--locations-per-day must be 1 to \(LocationBeacon.maximumLocations), got \(locationsPerDay).")
+        }
         guard crowdExchangeSpacing.isFinite, crowdExchangeSpacing >= 0 else {
             throw ValidationError("--crowd-exchange-spacing must be 0 s or more, got \(crowdExchangeSpacing).")
         }
@@ -134,6 +142,7 @@ struct LobbyServe: AsyncParsableCommand {
             configuration.staticIdentityGrace = staticIdentityGrace * 86400
             configuration.crowdCalibrationInterval = crowdCalibrationInterval
             configuration.crowdExchangeSpacing = crowdExchangeSpacing
+            configuration.locationsPerDay = locationsPerDay
             store = try await LobbyStore.open(location, configuration: configuration, logger: logger, metrics: metrics.factory, poolSize: poolSize)
         } catch {
             let advice = PostgresDatabase.isURL(location)

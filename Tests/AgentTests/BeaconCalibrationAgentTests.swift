@@ -4,7 +4,7 @@ import Foundation
 import LobbyClient
 import Testing
 
-/// Calibration from location beacons, end to end: five `nearplay beacon` processes, placed by
+/// Calibration from location beacons, end to end: six `nearplay beacon` processes, placed by
 /// their owner at known spots of a hall on the simulated air (exponent 2.2, which nobody told
 /// anyone; radios up to 5 dB off), hear each other and report it; the lobby solves the hall's
 /// exponent at the distances between them and publishes it to each location; a player's agent
@@ -13,6 +13,7 @@ import Testing
 @Suite(.serialized) struct BeaconCalibrationAgentTests {
     static let beacons: [(name: String, x: Double, y: Double, transmit: Double, receive: Double)] = [
         ("b0", 0, 0, 5, -3), ("b1", 12, 0, -4, 5), ("b2", 12, 8, 2, 2), ("b3", 0, 8, -5, -4), ("b4", 4, 3, 0, 0),
+        ("b5", 6, 8, 3, -2),
     ]
     static let exponent = 2.2
     /// Alice stands 4 m from b4, her nearest beacon.
@@ -33,7 +34,7 @@ import Testing
         // alice's agent resolves the locations again (with their new profile) within seconds.
         let lobby = try await blocking {
             try LobbyProcess(folder: folder.path, extraArguments: ["--crowd-calibration-interval", "2", "--crowd-exchange-spacing", "1",
-                                                                   "--rotation-period", "6"])
+                                                                   "--rotation-period", "6", "--locations-per-day", "10"])
         }
         defer { lobby.kill() }
         let owner = try await register("operator", at: lobby.url)
@@ -96,7 +97,7 @@ import Testing
             for beacon in Self.beacons {
                 guard let id = ids[beacon.name], let location = try? await alice.client.location(id) else { continue }
                 placed[beacon.name] = location.position
-                if let profile = location.crowdProfile, profile.source == .beacons, profile.pairs == 10 { profiles[beacon.name] = profile }
+                if let profile = location.crowdProfile, profile.source == .beacons, profile.pairs == 15 { profiles[beacon.name] = profile }
             }
             return profiles.count == Self.beacons.count
         }
