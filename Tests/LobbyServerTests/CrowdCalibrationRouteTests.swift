@@ -73,3 +73,51 @@ import Testing
         }
     }
 }
+
+/// Location beacons placed and heard over HTTP: the owner places two, each reports the other,
+/// and the location shows where it stands; strangers are answered as if it were not there.
+@Suite struct BeaconCalibrationRouteTests {
+    @Test func ownersPlaceBeaconsAndReportWhatTheyHear() async throws {
+        let server = try await TestServer()
+        try await server.application.test(.router) { client in
+            let owner = try await client.player("owner")
+            let stranger = try await client.player("stranger")
+            var ids: [Int64] = []
+            for name in ["East", "West"] {
+                let made = try await client.call(.post, "/v1/locations", token: owner.token, json: #"{"name":"\#(name)"}"#)
+                ids.append(try #require((made.body["id"] as? NSNumber)?.int64Value, "\(made.body)"))
+            }
+            let unplaced = try await client.call(.post, "/v1/locations/\(ids[0])/hearings", token: owner.token, json: #"{"hearings":[]}"#)
+            #expect(unplaced.status == .conflict && errorCode(unplaced.body) == "locationNotPlaced", "\(unplaced.body)")
+            for (id, x) in zip(ids, [0.0, 6.5]) {
+                let placed = try await client.call(.put, "/v1/locations/\(id)/position", token: owner.token,
+                                                   json: #"{"site":"Hall","x":\#(x),"y":2}"#)
+                #expect(placed.status == .ok, "\(placed.body)")
+                let position = try #require(placed.body["position"] as? [String: Any], "\(placed.body)")
+                #expect(position["site"] as? String == "Hall" && (position["x"] as? NSNumber)?.doubleValue == x && position["placedAt"] is String)
+            }
+            let outOfRange = try await client.call(.put, "/v1/locations/\(ids[0])/position", token: owner.token, json: #"{"site":"Hall","x":5000,"y":0}"#)
+            #expect(outOfRange.status == .badRequest && errorCode(outOfRange.body) == "invalidField", "\(outOfRange.body)")
+            let foreign = try await client.call(.put, "/v1/locations/\(ids[0])/position", token: stranger.token, json: #"{"site":"Hall","x":1,"y":1}"#)
+            #expect(foreign.status == .notFound && errorCode(foreign.body) == "locationNotFound", "\(foreign.body)")
+
+            // Each hears the other's identity of the running period.
+            var receipts: [[String: Any]] = []
+            for (listener, heard) in [(ids[0], ids[1]), (ids[1], ids[0])] {
+                let beacon = try #require(try await server.store.currentLocationBeacon(heard, at: server.store.clock.now()))
+                guard case let .iBeacon(uuid, major, minor) = beacon else { Issue.record("not an iBeacon"); return }
+                let at = ISO8601DateFormatter().string(from: server.store.clock.now())
+                let answer = try await client.call(.post, "/v1/locations/\(listener)/hearings", token: owner.token, json: """
+                    {"hearings":[{"uuid":"\(uuid)","major":\(major),"minor":\(minor),"at":"\(at)","rssi":-75.5,"measuredPower":-59,"rssiVariance":2}]}
+                    """)
+                #expect(answer.status == .ok, "\(answer.body)")
+                receipts.append(answer.body)
+            }
+            #expect(receipts.map { $0["recorded"] as? Int } == [1, 1] && receipts.map { $0["exchanges"] as? Int } == [0, 1], "\(receipts)")
+            let strangers = try await client.call(.post, "/v1/locations/\(ids[0])/hearings", token: stranger.token, json: #"{"hearings":[]}"#)
+            #expect(strangers.status == .notFound && errorCode(strangers.body) == "locationNotFound", "\(strangers.body)")
+            let removed = try await client.call(.delete, "/v1/locations/\(ids[1])/position", token: owner.token)
+            #expect(removed.status == .ok && removed.body["position"] == nil, "\(removed.body)")
+        }
+    }
+}
