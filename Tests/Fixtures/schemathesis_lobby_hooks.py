@@ -162,5 +162,10 @@ def filter_case(ctx, case):
     password = body.get("password")
     if isinstance(password, str) and len(password.encode("utf-8", "surrogatepass")) > 72:
         return False
-    names = ("firstName", "lastName", "name") if operation.path in ("/v1/players", "/v1/players/me", "/v1/locations") else ()
+    if operation.path == "/v1/locations/{id}/position":
+        names = ("site",)
+    elif operation.path in ("/v1/players", "/v1/players/me", "/v1/locations"):
+        names = ("firstName", "lastName", "name")
+    else:
+        names = ()
     return not any(isinstance(body.get(field), str) and _breaks_name_rules(body[field]) for field in names)

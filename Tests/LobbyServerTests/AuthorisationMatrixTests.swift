@@ -48,6 +48,9 @@ import Testing
                 (.post, "/v1/tournaments/\(tournament)/entries/me/rounds/1/signal", nil, .forbidden),
                 (.put, "/v1/locations/\(location)/site-profile", #"{"exponent":2,"distances":[1,3],"readings":9}"#, .notFound),
                 (.put, "/v1/locations/\(location)/on-air", nil, .notFound),
+                (.put, "/v1/locations/\(location)/position", #"{"site":"Hall","x":1,"y":1}"#, .notFound),
+                (.delete, "/v1/locations/\(location)/position", nil, .notFound),
+                (.post, "/v1/locations/\(location)/hearings", #"{"hearings":[]}"#, .notFound),
                 // A location's rotating-identity key is its owner's alone (issue 22); one's own is one's own.
                 (.get, "/v1/locations/\(location)/beacon-key", nil, .notFound),
                 (.get, "/v1/players/me/beacon-key", nil, .ok),

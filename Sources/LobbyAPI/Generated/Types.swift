@@ -247,7 +247,7 @@ public protocol APIProtocol: Sendable {
     func publishSiteProfile(_ input: Operations.PublishSiteProfile.Input) async throws -> Operations.PublishSiteProfile.Output
     /// Say where your location's beacon stands, so beacons that hear each other calibrate the site.
     ///
-    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
+    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. The site label follows the rules of location names, which a schema cannot state (400 `invalidField`). Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/position`.
@@ -768,7 +768,7 @@ extension APIProtocol {
     }
     /// Say where your location's beacon stands, so beacons that hear each other calibrate the site.
     ///
-    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
+    /// Location beacons of one owner placed on the same site (a label of yours: a hall, a floor) scan for each other and report what they hear (`POST /v1/locations/{id}/hearings`). The lobby pairs the two directions of each path with the distance between the positions and solves the site's path-loss exponent from them, published as the locations' `crowdProfile` (source `beacons`). Positions are metres on a plane of your choosing, one per site. Moving a beacon forgets what it heard before. The site label follows the rules of location names, which a schema cannot state (400 `invalidField`). Only the player who registered the location may place it; to others it is not found (404 locationNotFound).
     ///
     ///
     /// - Remark: HTTP `PUT /v1/locations/{id}/position`.
