@@ -21,11 +21,8 @@ import Testing
     static let truth = 4.0
 
     static var scenario: String {
-        var devices = beacons.map { beacon in
-            #""\#(beacon.name)": {"waypoints": [[0, \#(beacon.x), \#(beacon.y)]], "txOffset": \#(beacon.transmit), "rxOffset": \#(beacon.receive)}"#
-        }
-        devices.append(#""alice": {"waypoints": [[0, \#(alice.x), \#(alice.y)]]}"#)
-        return #"{"exponent": \#(exponent), "sigma": 1.0, "loss": 0.0, "seed": 5, "devices": {"# + devices.joined(separator: ", ") + "}}"
+        stillAirScenario(exponent: exponent, seed: 5, beacons.map { StillDevice(name: $0.name, x: $0.x, y: $0.y, transmit: $0.transmit, receive: $0.receive) }
+            + [StillDevice(name: "alice", x: alice.x, y: alice.y)])
     }
 
     @Test(.timeLimit(.minutes(5))) func beaconsThatHearEachOtherCalibrateTheHallForThePlayersInIt() async throws {
@@ -51,14 +48,17 @@ import Testing
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
         try owner.credentials.save(to: credentials + "/credentials.json")
         let environment = ["CREDENTIALS_DIRECTORY": credentials, "STATE_DIRECTORY": folder.path + "/beacon-state"]
-        var devices: [ChildProcess] = []
-        defer { for device in devices { device.kill() } }
-        for beacon in Self.beacons {
-            devices.append(try ChildProcess(try builtExecutable("nearplay"), [
+        var devices: [String: ChildProcess] = [:]
+        defer { for device in devices.values { device.kill() } }
+        func start(_ beacon: (name: String, x: Double, y: Double, transmit: Double, receive: Double)) throws {
+            devices[beacon.name] = try ChildProcess(try builtExecutable("nearplay"), [
                 "beacon", "--location", "Hall \(beacon.name)", "--site", "Hall", "--position", "\(beacon.x),\(beacon.y)",
                 "--hearing-interval", "1", "--backend", "sim", "--air-socket", airSocket, "--device", beacon.name,
-            ], log: folder.path + "/\(beacon.name).log", environment: environment))
+            ], log: folder.path + "/\(beacon.name).log", environment: environment)
         }
+        // b4 first, alone: one placed beacon hears no other, so nothing is solved while alice
+        // takes her uncalibrated reading of it.
+        try start(Self.beacons[4])
         let agent = try RunningAgent.start(alice, in: folder.path, radio: ["backend": "sim", "air_socket": airSocket, "device": "alice"])
         defer { agent.process.kill() }
         #expect(await agent.waitUntilAnswering(), "alice's agent did not start: \(agent.process.output)")
@@ -77,7 +77,10 @@ import Testing
             return readings.isEmpty ? nil : readings.sorted()[readings.count / 2]
         }
         _ = await eventually(timeout: 60) { await hallB4()?.distance != nil }
-        let uncalibrated = try #require(try await median(over: 4), "alice never saw Hall b4: \(agent.process.output) \(devices[4].output)")
+        let uncalibrated = try #require(try await median(over: 4), "alice never saw Hall b4: \(agent.process.output) \(devices["b4"]?.output ?? "")")
+        let beforeStatus = try await agent.status()
+        #expect(beforeStatus.rangingSite == nil && beforeStatus.distanceModel == "log-distance(n=2.8)", "\(beforeStatus)")
+        for beacon in Self.beacons where beacon.name != "b4" { try start(beacon) }
 
         // The lobby publishes the hall's exponent, from the beacons, to every one of them.
         // Each device remembers the location it registered, with its id.
@@ -105,7 +108,7 @@ import Testing
             #expect(placed[beacon.name].map { $0.site == "Hall" && $0.x == beacon.x && $0.y == beacon.y } == true,
                     "\(beacon.name) placed at \(String(describing: placed[beacon.name]))")
         }
-        #expect(published, "published to \(profiles.keys.sorted()) only: \(lobby.child?.output ?? "") \(devices.map(\.output))")
+        #expect(published, "published to \(profiles.keys.sorted()) only: \(lobby.child?.output ?? "") \(devices.values.map(\.output))")
         for (name, profile) in profiles {
             #expect(abs(profile.exponent - Self.exponent) < 0.3, "\(name): \(profile)")
             #expect(profile.exponentError <= 0.3, "\(name): \(profile)")

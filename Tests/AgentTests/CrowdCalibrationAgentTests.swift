@@ -20,11 +20,8 @@ import Testing
     static let truth = (1.5 * 1.5 * 2).squareRoot()
 
     static var scenario: String {
-        var devices = corners.map { corner in
-            #""\#(corner.name)": {"waypoints": [[0, \#(corner.x), \#(corner.y)]], "txOffset": \#(corner.transmit), "rxOffset": \#(corner.receive)}"#
-        }
-        devices.append(#""eve": {"waypoints": [[0, 1.5, 1.5]]}"#)
-        return #"{"exponent": 2.8, "sigma": 1.0, "loss": 0.0, "seed": 7, "devices": {"# + devices.joined(separator: ", ") + "}}"
+        stillAirScenario(exponent: 2.8, seed: 7, corners.map { StillDevice(name: $0.name, x: $0.x, y: $0.y, transmit: $0.transmit, receive: $0.receive) }
+            + [StillDevice(name: "eve", x: 1.5, y: 1.5)])
     }
 
     @Test(.timeLimit(.minutes(5))) func aPlayerInTheMiddleRangesCloserOnceTheLobbySolvedTheOthersOffsets() async throws {

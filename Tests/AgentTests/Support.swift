@@ -427,3 +427,20 @@ func expectFinished(_ game: Int64, reported: [String: [Int: Int]], _ a: RunningA
     }
     return final
 }
+
+/// A device standing still on the simulated air, with its radio's offsets (dB).
+struct StillDevice {
+    var name: String
+    var x: Double
+    var y: Double
+    var transmit = 0.0
+    var receive = 0.0
+}
+
+/// The `nearplay air` scenario of devices standing still in a room of `exponent`, no loss.
+func stillAirScenario(exponent: Double, sigma: Double = 1, seed: Int, _ devices: [StillDevice]) -> String {
+    let entries = devices.map { device in
+        #""\#(device.name)": {"waypoints": [[0, \#(device.x), \#(device.y)]], "txOffset": \#(device.transmit), "rxOffset": \#(device.receive)}"#
+    }
+    return #"{"exponent": \#(exponent), "sigma": \#(sigma), "loss": 0.0, "seed": \#(seed), "devices": {"# + entries.joined(separator: ", ") + "}}"
+}
