@@ -78,6 +78,8 @@ public struct LocationBeaconDevice: Sendable {
     /// exponent (``BeaconHearings``). Nil, or without a session: it only advertises.
     public var scanner: (any AdvertisementScanner)?
     public var hearingInterval: Duration = .seconds(10)
+    /// Where it stands: given again should the lobby forget (409 `locationNotPlaced`).
+    public var placement: BeaconPlacement?
     let logger: Logger
 
     public init(location: MarkedLocation, advertiser: any Advertiser, session: Credentials? = nil, logger: Logger = Logger(label: "nearplay.beacon")) {
@@ -220,11 +222,11 @@ public struct LocationBeaconDevice: Sendable {
             services.append(.init(service: TaskService { await Self.tellOnAir(location, session: session, every: interval, logger: logger) },
                                   successTerminationBehavior: .ignore))
             if let scanner {
-                let every = hearingInterval
+                let (every, placement) = (hearingInterval, placement)
                 logger.notice("location \(location.name): listening for the other beacons on its site, reporting every \(every)")
                 services.append(.init(service: TaskService {
                     do {
-                        try await Self.reportHearings(location, session: session, scanner: scanner, every: every, logger: logger)
+                        try await Self.reportHearings(location, session: session, scanner: scanner, placement: placement, every: every, logger: logger)
                     } catch is CancellationError {
                     } catch {
                         logger.error("location \(location.name): scanning stopped (\(error)); it keeps advertising, but the site calibrates without what it hears.")

@@ -235,7 +235,8 @@ extension LobbyStore {
     }
 
     /// Deletes an account by anonymising it: personal data, sessions, photo, encounters (and the
-    /// crowd calibration's exchanges and offsets), blocks and unlocks go; the row stays so games and rounds still point somewhere. Pending invitations it
+    /// crowd calibration's exchanges and offsets, and where its locations' beacons stood and what
+    /// they heard), blocks and unlocks go; the row stays so games and rounds still point somewhere. Pending invitations it
     /// sent are cancelled, those it received are declined, and in open games its missing scores are
     /// recorded as 0 (a forfeit) so the others' game still ends.
     public func deletePlayer(_ playerId: Int64) async throws {
@@ -263,6 +264,12 @@ extension LobbyStore {
                 "DELETE FROM encounterReport WHERE reporterId = ?1",
                 "DELETE FROM crowdExchange WHERE firstId = ?1 OR secondId = ?1",
                 "DELETE FROM radioOffsets WHERE playerId = ?1",
+                // Its locations stay (players' tournament history names them), but not where its
+                // beacons stood, what they heard, or what the solve made of that.
+                "DELETE FROM locationHearing WHERE listenerId IN (SELECT id FROM location WHERE ownerId = ?1) OR heardId IN (SELECT id FROM location WHERE ownerId = ?1)",
+                "DELETE FROM locationExchange WHERE firstId IN (SELECT id FROM location WHERE ownerId = ?1) OR secondId IN (SELECT id FROM location WHERE ownerId = ?1)",
+                "DELETE FROM crowdProfile WHERE source = 'beacons' AND locationId IN (SELECT id FROM location WHERE ownerId = ?1)",
+                "UPDATE location SET positionSite = NULL, positionX = NULL, positionY = NULL, placedAt = NULL WHERE ownerId = ?1",
             ] {
                 try db.execute(statement, playerId)
             }

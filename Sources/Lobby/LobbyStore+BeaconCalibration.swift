@@ -15,22 +15,27 @@ import Ranging
 /// by lying about where a beacon stands or what it hears.
 extension LobbyStore {
     /// Places the location's beacon on `site` at (`x`, `y`) metres. Only its owner may; to
-    /// others the location is not found. A move (a new site or spot) forgets what the beacon
-    /// heard and was heard at before, which was heard from elsewhere.
+    /// others the location is not found. Site labels compare without regard to case (as SQLite's
+    /// `lower()` folds: ASCII letters). A move (another site or spot) forgets what the beacon
+    /// heard and was heard at before, which was heard from elsewhere; a label retyped in another
+    /// case is only stored.
     public func placeLocation(_ playerId: Int64, location id: Int64, site: String, x: Double, y: Double) async throws -> Location {
         let site = try Validation.name(site, field: "site")
-        for (field, value) in [("x", x), ("y", y)] where !(value.isFinite && (-1000...1000).contains(value)) {
+        for (field, value) in [("x", x), ("y", y)] where !(value.isFinite && LocationPosition.coordinateRange.contains(value)) {
             throw LobbyError.invalid(field, "must be metres between -1000 and 1000, got \(value).")
         }
         return try await write { context in
             let db = context.db
+            try db.lock("location", ids: [id])
             let current = try self.ownedLocation(db, playerId: playerId, id: id)
-            if current.site != site || current.x != x || current.y != y {
+            if current.site?.lowercased() != site.lowercased() || current.x != x || current.y != y {
                 try self.forgetHearings(db, location: id)
                 try db.execute("UPDATE location SET positionSite = ?, positionX = ?, positionY = ?, placedAt = ? WHERE id = ?",
                                site, x, y, context.now.unixTime, id)
+            } else if current.site != site {
+                try db.execute("UPDATE location SET positionSite = ? WHERE id = ?", site, id)
             }
-            return try self.locationView(db, id: id, now: context.now)
+            return try self.locationView(db, id: id, now: context.now, viewer: playerId)
         }
     }
 
@@ -38,43 +43,67 @@ extension LobbyStore {
     public func unplaceLocation(_ playerId: Int64, location id: Int64) async throws -> Location {
         try await write { context in
             let db = context.db
+            try db.lock("location", ids: [id])
             _ = try self.ownedLocation(db, playerId: playerId, id: id)
             try self.forgetHearings(db, location: id)
             try db.execute("UPDATE location SET positionSite = NULL, positionX = NULL, positionY = NULL, placedAt = NULL WHERE id = ?", id)
-            return try self.locationView(db, id: id, now: context.now)
+            return try self.locationView(db, id: id, now: context.now, viewer: playerId)
         }
     }
 
     /// Records what the placed location's beacon heard of the owner's other beacons placed on the
     /// same site. A hearing counts when its identity is one of those locations' in the running
-    /// period (``location(_:now:)``), that location is on the air, and it carries an RSSI and a
-    /// measured power; the rest is ignored. A hearing that meets the other beacon's latest hearing
-    /// of this one within ``LobbyConfiguration/crowdPairSeconds`` makes an exchange, at most one
-    /// per pair in ``LobbyConfiguration/crowdExchangeSpacing``.
+    /// period (``location(_:now:)``), that location is on the air, both were placed where they
+    /// stand before it was heard, and it carries an RSSI and a measured power; the rest is
+    /// ignored. Several hearings of one location (its old and new identity around a rotation)
+    /// count once, the latest. A hearing that meets the other beacon's latest hearing of this one
+    /// within ``LobbyConfiguration/crowdPairSeconds`` makes an exchange, at most one per pair in
+    /// ``LobbyConfiguration/crowdExchangeSpacing``. Readings out of range are refused (400, naming
+    /// `hearings[i].field`), as in encounter reports.
     public func reportLocationHearings(_ playerId: Int64, location id: Int64, _ hearings: [EncounterReport]) async throws -> LocationHearingReceipt {
         guard hearings.count <= Self.maximumHearingsPerReport else {
             throw LobbyError.invalid("hearings", "must list at most \(Self.maximumHearingsPerReport) hearings, got \(hearings.count).")
         }
+        for (index, hearing) in hearings.enumerated() { try Self.validateReading(hearing, index: index, list: "hearings") }
         return try await write { context in
             let db = context.db
+            let now = context.now
+            // Which location each hearing names, the latest per location.
+            var latest: [Int64: EncounterReport] = [:]
+            var ignored = 0
+            for hearing in hearings {
+                guard hearing.rssi != nil, case .location(let heard) = self.location(hearing, now: now), heard != id else {
+                    ignored += 1
+                    continue
+                }
+                if let kept = latest[heard], kept.at >= hearing.at { ignored += 1; continue }
+                if latest[heard] != nil { ignored += 1 }
+                latest[heard] = hearing
+            }
+            // The listener and those heard, in id order, so a move cannot slip in between.
+            try db.lock("location", ids: ([id] + latest.keys).sorted())
             let listener = try self.ownedLocation(db, playerId: playerId, id: id)
-            guard let site = listener.site else {
+            guard let site = listener.site, let listenerPlacedAt = listener.placedAt else {
                 throw LobbyError(.conflict, .locationNotPlaced,
                     "Location \(id) is not placed on a site, so what it hears cannot be paired with a distance: place it first (PUT /v1/locations/\(id)/position, or `nearplay beacon --site … --position x,y`).")
             }
-            var receipt = LocationHearingReceipt(recorded: 0, ignored: 0, exchanges: 0)
-            let onAirSince = context.now.addingTimeInterval(-self.configuration.encounterWindow).unixTime
-            for hearing in hearings {
-                guard let rssi = hearing.rssi, let power = hearing.measuredPower?.dBm,
-                      case .location(let heard) = self.location(hearing, now: context.now), heard != id,
-                      try db.fetchValue(Bool.self, """
-                          SELECT EXISTS (SELECT 1 FROM location WHERE id = ? AND ownerId = ? AND positionSite = ? AND onAirAt >= ?)
-                          """, heard, playerId, site, onAirSince) == true
+            // The owner's other beacons placed on this site and on the air, and when each was placed.
+            var placed: [Int64: Date] = [:]
+            for row in try db.fetchAll("""
+                SELECT id, placedAt FROM location
+                WHERE ownerId = ? AND lower(positionSite) = lower(?) AND onAirAt >= ? AND id <> ? AND placedAt IS NOT NULL
+                """, playerId, site, now.addingTimeInterval(-self.configuration.encounterWindow).unixTime, id) {
+                placed[try row.get(0, as: Int64.self)] = try row.requiredDate(atIndex: 1, "placedAt")
+            }
+            var receipt = LocationHearingReceipt(recorded: 0, ignored: ignored, exchanges: 0)
+            for (heard, hearing) in latest.sorted(by: { $0.key < $1.key }) {
+                let at = min(hearing.at, now)
+                guard let rssi = hearing.rssi, let power = hearing.measuredPower?.dBm, let heardPlacedAt = placed[heard],
+                      at >= max(listenerPlacedAt, heardPlacedAt)
                 else {
                     receipt.ignored += 1
                     continue
                 }
-                let at = min(hearing.at, context.now)
                 try db.execute("""
                     INSERT INTO locationHearing (listenerId, heardId, at, rssi, measuredPower, variance) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (listenerId, heardId) DO UPDATE SET at = excluded.at, rssi = excluded.rssi,
@@ -116,22 +145,26 @@ extension LobbyStore {
         return true
     }
 
-    /// The location `id` if `playerId` owns it, with its site and spot; to others not found.
-    private func ownedLocation(_ db: any SQLSession, playerId: Int64, id: Int64) throws -> (site: String?, x: Double?, y: Double?) {
-        guard let row = try db.fetchOne("SELECT ownerId, positionSite, positionX, positionY FROM location WHERE id = ?", id),
+    /// The location `id` if `playerId` owns it, with its site, spot and when it was placed; to
+    /// others not found.
+    private func ownedLocation(_ db: any SQLSession, playerId: Int64, id: Int64) throws -> (site: String?, x: Double?, y: Double?, placedAt: Date?) {
+        guard let row = try db.fetchOne("SELECT ownerId, positionSite, positionX, positionY, placedAt FROM location WHERE id = ?", id),
               try row.get(0, as: Int64.self) == playerId
         else { throw LobbyError.locationNotFound(id) }
-        return (try row.get(1, as: String?.self), try row.get(2, as: Double?.self), try row.get(3, as: Double?.self))
+        return (try row.get(1, as: String?.self), try row.get(2, as: Double?.self), try row.get(3, as: Double?.self),
+                try row.get(4, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Forgets what a beacon that moved heard and was heard at, and the profile they made.
     private func forgetHearings(_ db: any SQLSession, location id: Int64) throws {
         try db.execute("DELETE FROM locationHearing WHERE listenerId = ? OR heardId = ?", id, id)
         try db.execute("DELETE FROM locationExchange WHERE firstId = ? OR secondId = ?", id, id)
-        try db.execute("DELETE FROM crowdProfile WHERE locationId = ? AND source = 'beacons'", id)
+        try db.execute("DELETE FROM crowdProfile WHERE locationId = ? AND source = ?", id, CrowdProfile.Source.beacons.rawValue)
     }
 
     static let maximumHearingsPerReport = 100
+    /// The one site of a solve of one owner's site.
+    private static let beaconSite = "beacons"
 
     /// The beacon exchanges of the last ``LobbyConfiguration/crowdCalibrationWindow`` between
     /// locations still placed on one site of one owner, with the distance their positions give.
@@ -144,10 +177,10 @@ extension LobbyStore {
             FROM locationExchange e
             JOIN location a ON a.id = e.firstId
             JOIN location b ON b.id = e.secondId
-            WHERE e.at >= ? AND a.positionSite IS NOT NULL AND b.positionSite = a.positionSite AND b.ownerId = a.ownerId
+            WHERE e.at >= ? AND a.positionSite IS NOT NULL AND lower(b.positionSite) = lower(a.positionSite) AND b.ownerId = a.ownerId
             ORDER BY e.at DESC, e.id DESC
             """, since.unixTime) {
-            let key = BeaconSiteKey(owner: try row.get(8, as: Int64.self), site: try row.get(9, as: String.self))
+            let key = BeaconSiteKey(owner: try row.get(8, as: Int64.self), site: try row.get(9, as: String.self).lowercased())
             let distance = hypot(try row.get(10, as: Double.self) - row.get(12, as: Double.self),
                                  try row.get(11, as: Double.self) - row.get(13, as: Double.self))
             sites[key, default: []].append(PlacedExchange(
@@ -167,24 +200,23 @@ extension LobbyStore {
     /// used and the shadowing taken.
     func solveBeaconSites(_ sites: [BeaconSiteKey: [PlacedExchange]]) async throws -> [Int64: BeaconSiteSolution] {
         var solved: [Int64: BeaconSiteSolution] = [:]
-        var groups = 0
         for (key, placed) in sites.sorted(by: { ($0.key.owner, $0.key.site) < ($1.key.owner, $1.key.site) }) {
-            let distances = Dictionary(placed.map { ([$0.exchange.first, $0.exchange.second], $0.distance) }, uniquingKeysWith: { a, _ in a })
-            for group in Self.groups(placed.map(\.exchange), maximum: configuration.crowdDevicesPerSolve) {
-                // Two beacons at one spot give no distance to range at: left out.
-                let usable = group.exchanges.filter { (distances[[$0.first, $0.second]] ?? 0) >= PathLoss.nearest }
-                guard !usable.isEmpty else { continue }
+            // Two beacons at one spot give no distance to range at: left out before grouping, so
+            // a beacon heard only there gets no profile from the prior alone.
+            let usable = placed.filter { $0.distance >= PathLoss.nearest }
+            let distances = Dictionary(usable.map { ([$0.exchange.first, $0.exchange.second], $0.distance) }, uniquingKeysWith: { a, _ in a })
+            for group in Self.groups(usable.map(\.exchange), maximum: configuration.crowdDevicesPerSolve) {
+                let usable = group.exchanges
                 let devices = group.devices.sorted().map { CrowdCalibration.Device(id: String($0), kind: .locationBeacon) }
                 let exchanges = usable.map {
                     CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
-                                              secondHearsFirst: $0.secondHearsFirst, distance: distances[[$0.first, $0.second]], site: "site")
+                                              secondHearsFirst: $0.secondHearsFirst, distance: distances[[$0.first, $0.second]], site: Self.beaconSite)
                 }
                 let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
-                guard let site = solution.sites["site"] else { continue }
+                guard let site = solution.sites[Self.beaconSite] else { continue }
                 let pairs = Set(usable.map { [$0.first, $0.second] }).count
-                let result = BeaconSiteSolution(group: groups, exponent: site.exponent, exponentError: site.exponentError, pairs: pairs,
+                let result = BeaconSiteSolution(site: key, exponent: site.exponent, exponentError: site.exponentError, pairs: pairs,
                                                 shadowing: site.shadowing)
-                groups += 1
                 for location in group.devices { solved[location] = result }
             }
         }
@@ -207,8 +239,7 @@ struct PlacedExchange: Sendable {
 /// What the solve made of one site's beacons (of one group of them, on a site with more than
 /// one solve takes).
 struct BeaconSiteSolution: Sendable {
-    /// Which solve: the same for every beacon solved together.
-    var group: Int
+    var site: BeaconSiteKey
     var exponent: Double
     var exponentError: Double
     var pairs: Int

@@ -174,7 +174,7 @@ extension LobbyStore {
         let summary = CrowdSolveSummary(
             players: partners.count, groups: groups.count, exchanges: kept.count, pairs: Set(kept.map { [$0.first, $0.second] }).count,
             downweighted: downweighted, published: published, locations: profiles.count,
-            beaconSites: Set(beaconSites.values.map(\.group)).count, beacons: beaconSites.count,
+            beaconSites: Set(beaconSites.values.map(\.site)).count, beacons: beaconSites.count,
             milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
         logger.info("crowd calibration solved: \(summary.players) devices in \(summary.groups) groups, \(summary.exchanges) exchanges (\(summary.pairs) pairs), \(summary.downweighted) downweighted, \(summary.published) players published, \(summary.beacons) beacons on \(summary.beaconSites) sites, \(summary.locations) locations, \(String(format: "%.1f", summary.milliseconds)) ms")
         return summary

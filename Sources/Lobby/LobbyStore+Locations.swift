@@ -30,7 +30,7 @@ extension LobbyStore {
                     try db.execute("UPDATE location SET timeZone = ? WHERE id = ?", timeZone, id)
                 }
                 try self.scheduleTournaments(&context, locationId: id)
-                return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: false)
+                return LocationReceipt(location: try self.locationView(db, id: id, now: context.now, viewer: ownerId), created: false)
             }
             // New names are rationed per account, so one account cannot squat them.
             let recent = try db.fetchValue(Int.self, "SELECT COUNT(*) FROM location WHERE ownerId = ? AND createdAt > ?",
@@ -55,14 +55,15 @@ extension LobbyStore {
             self.identities.add(.location, id, secret: secret)
             try db.notify(WriteContext.identityChannel, "location:\(id)")
             try self.scheduleTournaments(&context, locationId: id)
-            return LocationReceipt(location: try self.locationView(db, id: id, now: context.now), created: true)
+            return LocationReceipt(location: try self.locationView(db, id: id, now: context.now, viewer: ownerId), created: true)
         }
     }
 
-    /// A location with its running tournaments; `notFound` for an unknown id.
-    public func location(_ id: Int64) async throws -> Location {
+    /// A location with its running tournaments; `notFound` for an unknown id. Its position
+    /// only when `viewer` owns it.
+    public func location(_ id: Int64, viewer: Int64? = nil) async throws -> Location {
         try await settleTournamentsIfDue()
-        return try await read { db, now in try self.locationView(db, id: id, now: now) }
+        return try await read { db, now in try self.locationView(db, id: id, now: now, viewer: viewer) }
     }
 
     /// Publishes the site profile of a location the caller owns (its beacon device does, with
@@ -91,7 +92,7 @@ extension LobbyStore {
             try db.execute("""
                 UPDATE location SET siteExponent = ?, siteDistances = ?, siteReadings = ?, siteCalibratedAt = ? WHERE id = ?
                 """, exponent, encoded, readings, context.now.unixTime, id)
-            return try self.locationView(db, id: id, now: context.now)
+            return try self.locationView(db, id: id, now: context.now, viewer: playerId)
         }
     }
 
@@ -136,7 +137,9 @@ extension LobbyStore {
             """, playerId, locationId, now.addingTimeInterval(-configuration.encounterWindow).unixTime) ?? false
     }
 
-    func locationView(_ db: any SQLSession, id: Int64, now: Date) throws -> Location {
+    /// The location as `viewer` may see it: where its beacon stands (its owner's site label and
+    /// layout) only to its owner; ids are sequential, so anyone else could list every owner's.
+    func locationView(_ db: any SQLSession, id: Int64, now: Date, viewer: Int64? = nil) throws -> Location {
         guard let row = try db.fetchOne("""
             SELECT id, name, ownerId, timeZone, createdAt, siteExponent, siteDistances, siteReadings, siteCalibratedAt,
                 positionSite, positionX, positionY, placedAt
@@ -151,11 +154,12 @@ extension LobbyStore {
             siteProfile = SiteProfile(exponent: exponent, distances: distances, readings: readings,
                                       calibratedAt: try row.requiredDate(atIndex: 8, "siteCalibratedAt"))
         }
-        var position: LocationPosition?
-        if let site = try row.get(9, as: String?.self), let x = try row.get(10, as: Double?.self), let y = try row.get(11, as: Double?.self) {
-            position = LocationPosition(site: site, x: x, y: y, placedAt: try row.requiredDate(atIndex: 12, "placedAt"))
-        }
         let owner = try row.get(2, as: Int64.self)
+        var position: LocationPosition?
+        if viewer == owner, let site = try row.get(9, as: String?.self), let x = try row.get(10, as: Double?.self),
+           let y = try row.get(11, as: Double?.self), let placedAt = try row.get(12, as: Double?.self) {
+            position = LocationPosition(site: site, x: x, y: y, placedAt: Date(timeIntervalSince1970: placedAt))
+        }
         let tournaments = try db.fetchAll("""
             SELECT id FROM tournament WHERE locationId = ? AND state = \(TournamentState.open.sqlLiteral) AND endsAt > ? ORDER BY endsAt, id
             """, id, now.unixTime).map { try $0.get(0, as: Int64.self) }

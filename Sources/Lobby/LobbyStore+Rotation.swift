@@ -141,7 +141,7 @@ extension LobbyStore {
         }
         guard fairPlay.hasGuesses(viewer, at: now) else { throw guessesSpent(viewer, at: now) }
         if case .location(let id) = location(EncounterReport(beacon, distance: nil, at: now), now: now),
-           let found = try? await read({ db, now in try self.locationView(db, id: id, now: now) }) {
+           let found = try? await read({ db, now in try self.locationView(db, id: id, now: now, viewer: viewer) }) {
             return found
         }
         _ = fairPlay.spendGuess(viewer, at: now)

@@ -7,28 +7,29 @@ import LobbyDatabase
 /// with the encounter and hands it to the player seen as a `peerReading` event, so that player's
 /// agent can combine both directions of the pair (see `TwoWayRanging`).
 extension LobbyStore {
-    /// Readings are optional, but `rssi` and `measuredPower` come together and in range.
-    static func validateReading(_ report: EncounterReport, index: Int) throws {
+    /// Readings are optional, but `rssi` and `measuredPower` come together and in range; errors
+    /// name the field as `list[index].field`.
+    static func validateReading(_ report: EncounterReport, index: Int, list: String = "sightings") throws {
         switch (report.rssi, report.measuredPower) {
         case (nil, nil):
             if report.rssiVariance != nil {
-                throw LobbyError.invalid("sightings[\(index)].rssiVariance", "comes only with rssi and measuredPower.")
+                throw LobbyError.invalid("\(list)[\(index)].rssiVariance", "comes only with rssi and measuredPower.")
             }
             return
         case (let rssi?, let power?):
             guard rssi.isFinite, (-130...20).contains(rssi) else {
-                throw LobbyError.invalid("sightings[\(index)].rssi", "must be dBm between -130 and 20, got \(rssi).")
+                throw LobbyError.invalid("\(list)[\(index)].rssi", "must be dBm between -130 and 20, got \(rssi).")
             }
             guard power.dBm.isFinite, MeasuredPower.frameRange.contains(power.dBm) else {
-                throw LobbyError.invalid("sightings[\(index)].measuredPower", "must be dBm between -128 and 127 (an iBeacon measured power), got \(power.dBm).")
+                throw LobbyError.invalid("\(list)[\(index)].measuredPower", "must be dBm between -128 and 127 (an iBeacon measured power), got \(power.dBm).")
             }
             if let variance = report.rssiVariance, !(variance.isFinite && variance >= 0) {
-                throw LobbyError.invalid("sightings[\(index)].rssiVariance", "must be dB² (0 or more), got \(variance).")
+                throw LobbyError.invalid("\(list)[\(index)].rssiVariance", "must be dB² (0 or more), got \(variance).")
             }
         case (nil, _):
-            throw LobbyError.invalid("sightings[\(index)].rssi", "is missing: a reading gives rssi and measuredPower together.")
+            throw LobbyError.invalid("\(list)[\(index)].rssi", "is missing: a reading gives rssi and measuredPower together.")
         case (_, nil):
-            throw LobbyError.invalid("sightings[\(index)].measuredPower", "is missing: a reading gives rssi and measuredPower together.")
+            throw LobbyError.invalid("\(list)[\(index)].measuredPower", "is missing: a reading gives rssi and measuredPower together.")
         }
     }
 

@@ -92,7 +92,7 @@ extension LobbyClient {
 
     /// Reports what our placed location's beacon heard of our other beacons on its site (at most
     /// 100 hearings; 409 `locationNotPlaced` before it is placed).
-    public func reportHearings(location id: Int64, _ hearings: [EncounterSighting]) async throws -> LocationHearingReceipt {
+    public func reportHearings(location id: Int64, _ hearings: [EncounterSighting]) async throws -> LobbyHearingReceipt {
         try await call { try await $0.reportLocationHearings(path: .init(id: id), body: .json(.init(hearings: hearings))).ok.body.json }
     }
 }

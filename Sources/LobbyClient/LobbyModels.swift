@@ -65,9 +65,9 @@ public typealias LobbyRadioOffsets = Components.Schemas.RadioOffsets
 /// A location's path-loss exponent, as the lobby solved it from the crowd present there.
 public typealias LocationCrowdProfile = Components.Schemas.CrowdProfile
 /// Where a location's beacon stands on its owner's site.
-public typealias LocationPosition = Components.Schemas.LocationPosition
+public typealias LobbyLocationPosition = Components.Schemas.LocationPosition
 /// What the lobby made of a location beacon's report of what it heard.
-public typealias LocationHearingReceipt = Operations.ReportLocationHearings.Output.Ok.Body.JsonPayload
+public typealias LobbyHearingReceipt = Operations.ReportLocationHearings.Output.Ok.Body.JsonPayload
 
 extension Components.Schemas.Minigame {
     /// This minigame's name as the rest of Nearplay knows it (the API document lists the games

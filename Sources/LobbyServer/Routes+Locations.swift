@@ -10,8 +10,8 @@ func addLocationRoutes(_ group: RouterGroup<LobbyRequestContext>, store: LobbySt
         return try JSONBody.response(receipt.created ? .created : .ok, receipt.location)
     }
     group.get("locations/:id") { _, context in
-        _ = try context.player()
-        return try JSONBody.response(.ok, try await store.location(try context.pathInteger("id", as: Int64.self)))
+        let viewer = try context.player()
+        return try JSONBody.response(.ok, try await store.location(try context.pathInteger("id", as: Int64.self), viewer: viewer))
     }
     group.put("locations/:id/site-profile") { request, context in
         let id = try context.pathInteger("id", as: Int64.self)

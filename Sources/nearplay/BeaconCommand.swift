@@ -22,8 +22,9 @@ struct BeaconCommand: AsyncParsableCommand {
 
             With --site and --position the beacon is placed on a site of yours and also listens: every 10 s (--hearing-interval) it \
             reports your other beacons on that site it hears, and the lobby solves the site's path-loss exponent \
-            from the readings at the distances between them; agents near your locations range with it. Three \
-            beacons are the least that pin an exponent, five or more also measure how much the room shadows.
+            from the readings at the distances between them; agents near your locations range with it. Place \
+            five beacons or more, some near each other and some far apart: with four the exponent stays too \
+            uncertain for agents to use it, and five also measure how much the room shadows.
             """
     )
 
@@ -48,7 +49,7 @@ struct BeaconCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where this beacon stands on the site, in metres: x,y on a plane you choose for the whole site (e.g. 0,0 and 8.5,3); needs --site.", valueName: "x,y"))
     var position: String?
 
-    @Option(help: ArgumentHelp("With --site: how often to report the beacons heard, in seconds (1 to 60).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("With --site: how often to report the beacons heard, in seconds (1 to 20).", valueName: "seconds"))
     var hearingInterval: Double = 10
 
     @OptionGroup var profiles: ProfilesOption<BeaconCommand>
@@ -65,11 +66,14 @@ struct BeaconCommand: AsyncParsableCommand {
         guard (site == nil) == (position == nil) else {
             throw ValidationError("--site and --position go together: the site's label and where on it this beacon stands, e.g. --site hall --position 0,4.5.")
         }
-        if let site, !(1...64).contains(site.trimmingCharacters(in: .whitespacesAndNewlines).count) {
-            throw ValidationError("--site takes a label of 1 to 64 characters.")
+        if let site {
+            let length = site.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars.count
+            guard (1...64).contains(length) else { throw ValidationError("--site takes a label of 1 to 64 characters, got \(length).") }
         }
-        guard (1...60).contains(hearingInterval) else {
-            throw ValidationError("--hearing-interval takes 1 to 60 seconds, not \(hearingInterval).")
+        // The lobby takes a hearing up to 30 s after it was heard: a longer interval would lose
+        // beacons heard early in it.
+        guard (1...20).contains(hearingInterval) else {
+            throw ValidationError("--hearing-interval takes 1 to 20 seconds, not \(hearingInterval).")
         }
         if let position, Self.coordinates(position) == nil {
             throw ValidationError("--position takes x,y in metres, each between -1000 and 1000, e.g. 0,4.5; not “\(position)”.")
@@ -93,13 +97,15 @@ struct BeaconCommand: AsyncParsableCommand {
             throw CommandFailure(error.message)
         }
         await publishSiteProfile(of: device.location, session: session)
-        if let site, let position, let (x, y) = Self.coordinates(position) {
+        if let placement = device.placement {
             do {
-                _ = try await LocationBeaconDevice.place(device.location, site: site, x: x, y: y, credentials: session)
-                Diagnostics.write(String(format: "Placed on %@ at (%g, %g) m: listening for your other beacons there.\n", site, x, y))
+                _ = try await LocationBeaconDevice.place(device.location, site: placement.site, x: placement.x, y: placement.y, credentials: session)
+                Diagnostics.write(String(format: "Placed on %@ at (%g, %g) m: listening for your other beacons there.\n", placement.site, placement.x, placement.y))
+            } catch let error where error.code == "lobbyUnreachable" {
+                // Advertised from memory: placed again when the lobby answers that it is not.
+                Diagnostics.warning("\(error.message) It advertises all the same and places itself once the lobby answers.")
             } catch {
-                // Remembered from before, or refused: advertise all the same, and say so.
-                Diagnostics.warning("\(error.message) It advertises all the same; its hearings count once it is placed.")
+                throw CommandFailure("\(error.message) Fix --site or --position and start the beacon again.")
             }
         }
         Diagnostics.write("Location \(device.location.name) (\(device.location.id)): advertising \(device.location.beacon); Ctrl-C stops.\n")
@@ -159,7 +165,10 @@ struct BeaconCommand: AsyncParsableCommand {
         let live = backend.selection(adapter: radio.adapter).makeRadio()
         var device = LocationBeaconDevice(location: marked, advertiser: live.advertiser, session: session)
         device.scanner = live.scanner
-        device.hearingInterval = .milliseconds(Int64(hearingInterval * 1000))
+        device.hearingInterval = .seconds(hearingInterval)
+        if let site, let position, let (x, y) = Self.coordinates(position) {
+            device.placement = BeaconPlacement(site: site.trimmingCharacters(in: .whitespacesAndNewlines), x: x, y: y)
+        }
         return (device, session)
     }
 }

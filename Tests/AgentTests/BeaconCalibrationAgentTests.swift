@@ -95,10 +95,11 @@ import Testing
             return ids.count == Self.beacons.count
         }
         var profiles: [String: LocationCrowdProfile] = [:]
-        var placed: [String: LocationPosition] = [:]
+        var placed: [String: LobbyLocationPosition] = [:]
         let published = await eventually(timeout: 90) {
             for beacon in Self.beacons {
-                guard let id = ids[beacon.name], let location = try? await alice.client.location(id) else { continue }
+                // The owner sees where its beacons stand; alice would not.
+                guard let id = ids[beacon.name], let location = try? await owner.client.location(id) else { continue }
                 placed[beacon.name] = location.position
                 if let profile = location.crowdProfile, profile.source == .beacons, profile.pairs == 15 { profiles[beacon.name] = profile }
             }

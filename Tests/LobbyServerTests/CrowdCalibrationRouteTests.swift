@@ -101,12 +101,16 @@ import Testing
             let foreign = try await client.call(.put, "/v1/locations/\(ids[0])/position", token: stranger.token, json: #"{"site":"Hall","x":1,"y":1}"#)
             #expect(foreign.status == .notFound && errorCode(foreign.body) == "locationNotFound", "\(foreign.body)")
 
-            // Each hears the other's identity of the running period.
+            // Each hears the other's identity of the running period, after both were placed
+            // (a hearing from before a beacon stood where it stands does not count).
+            try await Task.sleep(for: .milliseconds(20))
+            let stamp = ISO8601DateFormatter()
+            stamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var receipts: [[String: Any]] = []
             for (listener, heard) in [(ids[0], ids[1]), (ids[1], ids[0])] {
                 let beacon = try #require(try await server.store.currentLocationBeacon(heard, at: server.store.clock.now()))
                 guard case let .iBeacon(uuid, major, minor) = beacon else { Issue.record("not an iBeacon"); return }
-                let at = ISO8601DateFormatter().string(from: server.store.clock.now())
+                let at = stamp.string(from: server.store.clock.now())
                 let answer = try await client.call(.post, "/v1/locations/\(listener)/hearings", token: owner.token, json: """
                     {"hearings":[{"uuid":"\(uuid)","major":\(major),"minor":\(minor),"at":"\(at)","rssi":-75.5,"measuredPower":-59,"rssiVariance":2}]}
                     """)

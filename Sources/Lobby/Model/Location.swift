@@ -29,6 +29,9 @@ public struct Location: Codable, Sendable, Equatable {
 /// the owner's). Beacons of one owner placed on one site hear each other at the distances these
 /// give, which pins the site's exponent (``LobbyStore/reportLocationHearings(_:location:_:)``).
 public struct LocationPosition: Codable, Sendable, Equatable {
+    /// Metres either way from the site's origin, on each axis.
+    public static let coordinateRange: ClosedRange<Double> = -1000...1000
+
     public var site: String
     public var x: Double
     public var y: Double

@@ -23,6 +23,7 @@ enum BeaconCalibrationMigration {
             t.column("measuredPower", .double).notNull().check(sql: "measuredPower BETWEEN -128 AND 127")
             t.column("variance", .double).check(sql: "variance IS NULL OR variance >= 0")
             t.primaryKey(["listenerId", "heardId"])
+            t.check(sql: "listenerId <> heardId")
         }
         try db.create(index: "locationHearing_heard", on: "locationHearing", columns: ["heardId"])
         // `first…` is what the location with the smaller id read of the other.

@@ -1780,7 +1780,7 @@ extension Components {
                 case y
             }
         }
-        /// Where the location's beacon stands on its owner's site (absent until placed).
+        /// Where the location's beacon stands on its owner's site: shown to its owner only, absent until placed.
         ///
         /// - Remark: Generated from `#/components/schemas/LocationPosition`.
         public struct LocationPosition: Codable, Hashable, Sendable {
