@@ -73,6 +73,9 @@ extension LocationBeaconDevice {
                             logger.notice("location \(location.name): the lobby no longer has it placed; placing it on \(placement.site) again")
                             _ = try? await lobby.placeLocation(location.id, site: placement.site, x: placement.x, y: placement.y)
                         }
+                    } catch let error as LobbyClientError where error.status == 429 {
+                        if !failing { logger.notice("location \(location.name): the lobby asks it to report less often (\(error.message)); raise --hearing-interval") }
+                        failing = true
                     } catch let error as LobbyClientError where error.status == 401 || error.status == 404 {
                         if !refused {
                             logger.error("location \(location.name): the lobby refuses its hearings (\(error.message)); the site calibrates without this beacon: run `nearplay login` as the location's owner and restart the beacon.")

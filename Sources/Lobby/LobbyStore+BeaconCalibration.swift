@@ -59,12 +59,18 @@ extension LobbyStore {
     /// count once, the latest. A hearing that meets the other beacon's latest hearing of this one
     /// within ``LobbyConfiguration/crowdPairSeconds`` makes an exchange, at most one per pair in
     /// ``LobbyConfiguration/crowdExchangeSpacing``. Readings out of range are refused (400, naming
-    /// `hearings[i].field`), as in encounter reports.
+    /// `hearings[i].field`), as in encounter reports, and so are more reports a minute per
+    /// location than ``LobbyConfiguration/encounterReportsPerMinute`` (429 `tooManyReports`).
     public func reportLocationHearings(_ playerId: Int64, location id: Int64, _ hearings: [EncounterReport]) async throws -> LocationHearingReceipt {
         guard hearings.count <= Self.maximumHearingsPerReport else {
             throw LobbyError.invalid("hearings", "must list at most \(Self.maximumHearingsPerReport) hearings, got \(hearings.count).")
         }
         for (index, hearing) in hearings.enumerated() { try Self.validateReading(hearing, index: index, list: "hearings") }
+        if let wait = fairPlay.admitHearings(playerId, location: id, at: clock.now()) {
+            throw LobbyError.throttled(.tooManyReports,
+                "Location \(id) sent \(configuration.encounterReportsPerMinute) reports of what it hears in the last minute, the most allowed: wait \(Int(wait.rounded(.up))) s.",
+                retryAfter: wait)
+        }
         return try await write { context in
             let db = context.db
             let now = context.now

@@ -225,6 +225,15 @@ import Testing
         let resolved = try await lobby.store.resolveLocation(viewer: stranger, beacon: fresh)
         #expect(resolved.id == second && resolved.position == nil)
 
+        // Each location reports at most 60 times a minute; another location of the owner is not held up.
+        var throttled: LobbyError?
+        for _ in 0..<61 where throttled == nil {
+            do { _ = try await lobby.store.reportLocationHearings(hall.owner, location: hall.locations[2], []) } catch let error as LobbyError { throttled = error }
+        }
+        #expect(throttled?.code == .tooManyReports && throttled?.kind == .throttled, "\(String(describing: throttled))")
+        #expect(try await lobby.store.reportLocationHearings(hall.owner, location: first, []).recorded == 0)
+        lobby.clock.advance(by: 60)
+
         // Deleting the owner forgets where its beacons stood and what they heard.
         for _ in 0..<3 { try await hall.round() }
         _ = try await lobby.store.solveCrowdCalibration()

@@ -20,6 +20,9 @@ final class FairPlayLedger: Sendable {
 
     private struct State {
         var reports: AttemptBuckets
+        /// Location beacons' reports of what they hear, per player and location: an owner runs
+        /// one beacon per location, and a stranger's attempts spend only the stranger's.
+        var hearings: AttemptBuckets
         var resolutions: AttemptBuckets
         var guesses: AttemptBuckets
         /// The newest activity noted per player, written or not.
@@ -34,6 +37,7 @@ final class FairPlayLedger: Sendable {
     init(_ configuration: LobbyConfiguration) {
         state = Mutex(State(
             reports: AttemptBuckets(.init(burst: configuration.encounterReportsPerMinute, interval: 60 / Double(configuration.encounterReportsPerMinute))),
+            hearings: AttemptBuckets(.init(burst: configuration.encounterReportsPerMinute, interval: 60 / Double(configuration.encounterReportsPerMinute))),
             resolutions: AttemptBuckets(.init(burst: configuration.resolutionsPerMinute, interval: 60 / Double(configuration.resolutionsPerMinute))),
             guesses: AttemptBuckets(.init(burst: configuration.identityGuessesPerHour, interval: 3600 / Double(configuration.identityGuessesPerHour)))))
     }
@@ -82,6 +86,12 @@ final class FairPlayLedger: Sendable {
         admit(\.reports, player, now)
     }
 
+    /// Counts a location beacon's report of what it hears, or returns the seconds to wait (as
+    /// many a minute per location as encounter reports per player).
+    func admitHearings(_ player: Int64, location: Int64, at now: Date) -> TimeInterval? {
+        admit(\.hearings, "\(player):\(location)", now)
+    }
+
     /// Counts a resolution, or returns the seconds to wait (``LobbyConfiguration/resolutionsPerMinute``).
     func admitResolution(_ player: Int64, at now: Date) -> TimeInterval? {
         admit(\.resolutions, player, now)
@@ -102,7 +112,11 @@ final class FairPlayLedger: Sendable {
     }
 
     private func admit(_ buckets: WritableKeyPath<State, AttemptBuckets>, _ player: Int64, _ now: Date) -> TimeInterval? {
-        let key = String(player), time = now.timeIntervalSince1970
+        admit(buckets, String(player), now)
+    }
+
+    private func admit(_ buckets: WritableKeyPath<State, AttemptBuckets>, _ key: String, _ now: Date) -> TimeInterval? {
+        let time = now.timeIntervalSince1970
         return state.withLock { state in
             let wait = state[keyPath: buckets].wait(key, now: time)
             guard wait == 0 else { return wait }

@@ -4872,7 +4872,7 @@ public struct Client: APIProtocol {
     }
     /// Report the location beacons your placed location's beacon hears (at most 100 per report).
     ///
-    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI, hearings of itself, hearings taken before either beacon was placed where it stands, and all but the latest of several of one location are `ignored`. Readings out of range are refused as in encounter reports (400 naming `hearings[i].field`). When one beacon's hearing of another meets the other's hearing of it within two minutes (`crowdPairSeconds`, by default), the pair makes an exchange for the site's calibration (at most one a minute per pair by default: `--crowd-exchange-spacing`). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
+    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI, hearings of itself, hearings taken before either beacon was placed where it stands, and all but the latest of several of one location are `ignored`. Readings out of range are refused as in encounter reports (400 naming `hearings[i].field`). When one beacon's hearing of another meets the other's hearing of it within two minutes (`crowdPairSeconds`, by default), the pair makes an exchange for the site's calibration (at most one a minute per pair by default: `--crowd-exchange-spacing`). At most 60 reports a minute per location (429 `tooManyReports`; retry after the `Retry-After` seconds). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations/{id}/hearings`.
@@ -5020,6 +5020,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.Throttled.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Throttled.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -7544,7 +7544,7 @@ public enum Operations {
     }
     /// Report the location beacons your placed location's beacon hears (at most 100 per report).
     ///
-    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI, hearings of itself, hearings taken before either beacon was placed where it stands, and all but the latest of several of one location are `ignored`. Readings out of range are refused as in encounter reports (400 naming `hearings[i].field`). When one beacon's hearing of another meets the other's hearing of it within two minutes (`crowdPairSeconds`, by default), the pair makes an exchange for the site's calibration (at most one a minute per pair by default: `--crowd-exchange-spacing`). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
+    /// Each hearing is a beacon identity with the filtered RSSI read of it, its advertised measured power and the reading's variance. Only identities of your own locations placed on the same site, advertising in the running period and on the air count (`recorded`); the rest, readings without an RSSI, hearings of itself, hearings taken before either beacon was placed where it stands, and all but the latest of several of one location are `ignored`. Readings out of range are refused as in encounter reports (400 naming `hearings[i].field`). When one beacon's hearing of another meets the other's hearing of it within two minutes (`crowdPairSeconds`, by default), the pair makes an exchange for the site's calibration (at most one a minute per pair by default: `--crowd-exchange-spacing`). At most 60 reports a minute per location (429 `tooManyReports`; retry after the `Retry-After` seconds). Only the player who registered the location may report for it, and only once it is placed; otherwise 404 locationNotFound, or 409 locationNotPlaced.
     ///
     ///
     /// - Remark: HTTP `POST /v1/locations/{id}/hearings`.
@@ -7786,6 +7786,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too many sign-in or registration attempts for this account or from this address.
+            ///
+            /// - Remark: Generated from `#/paths//v1/locations/{id}/hearings/post(reportLocationHearings)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Throttled)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Throttled {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
