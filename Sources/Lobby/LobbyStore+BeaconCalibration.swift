@@ -117,7 +117,8 @@ extension LobbyStore {
                     WHERE excluded.at >= locationHearing.at
                     """, id, heard, at.unixTime, rssi, power, hearing.rssiVariance)
                 receipt.recorded += 1
-                if try self.recordLocationExchange(db, listener: id, heard: heard, at: at, reading: (rssi, power, hearing.rssiVariance)) {
+                if try self.recordLocationExchange(db, listener: id, heard: heard, at: at,
+                                                   reading: StoredReading(rssi: rssi, measuredPower: power, variance: hearing.rssiVariance)) {
                     receipt.exchanges += 1
                 }
             }
@@ -127,28 +128,14 @@ extension LobbyStore {
 
     /// The exchange `listener`'s reading of `heard` makes with `heard`'s latest reading of
     /// `listener`, if that one is recent enough and the pair has none within the spacing.
-    private func recordLocationExchange(_ db: any SQLSession, listener: Int64, heard: Int64, at: Date,
-                                        reading mine: (Double, Double, Double?)) throws -> Bool {
+    private func recordLocationExchange(_ db: any SQLSession, listener: Int64, heard: Int64, at: Date, reading mine: StoredReading) throws -> Bool {
         let window = configuration.crowdPairSeconds
         guard let other = try db.fetchOne("""
             SELECT rssi, measuredPower, variance, at FROM locationHearing WHERE listenerId = ? AND heardId = ? AND at BETWEEN ? AND ?
             """, heard, listener, at.addingTimeInterval(-window).unixTime, at.addingTimeInterval(window).unixTime)
         else { return false }
-        let time = max(at, try other.requiredDate(atIndex: 3, "at"))
-        let (first, second) = (min(listener, heard), max(listener, heard))
-        guard try db.fetchValue(Bool.self, """
-            SELECT EXISTS (SELECT 1 FROM locationExchange WHERE firstId = ? AND secondId = ? AND at > ?)
-            """, first, second, time.addingTimeInterval(-configuration.crowdExchangeSpacing).unixTime) != true
-        else { return false }
-        let theirs = (try other.get(0, as: Double.self), try other.get(1, as: Double.self), try other.get(2, as: Double?.self))
-        let (firstReading, secondReading) = listener == first ? (mine, theirs) : (theirs, mine)
-        try db.execute("""
-            INSERT INTO locationExchange (firstId, secondId, at, firstRssi, firstMeasuredPower, firstVariance,
-                secondRssi, secondMeasuredPower, secondVariance)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, first, second, time.unixTime, firstReading.0, firstReading.1, firstReading.2,
-            secondReading.0, secondReading.1, secondReading.2)
-        return true
+        return try recordSpacedExchange(db, table: "locationExchange", listener: listener, heard: heard, at: at, mine: mine,
+                                        theirs: try StoredReading(other, from: 0), theirsAt: try other.requiredDate(atIndex: 3, "at"))
     }
 
     /// The location `id` if `playerId` owns it, with its site, spot and when it was placed; to
@@ -190,12 +177,9 @@ extension LobbyStore {
             let distance = hypot(try row.get(10, as: Double.self) - row.get(12, as: Double.self),
                                  try row.get(11, as: Double.self) - row.get(13, as: Double.self))
             sites[key, default: []].append(PlacedExchange(
-                exchange: StoredExchange(
-                    first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: nil,
-                    firstHearsSecond: .init(filteredRSSI: try row.get(2, as: Double.self), measuredPower: try row.get(3, as: Double.self),
-                                            filterVariance: try row.get(4, as: Double?.self) ?? Self.unknownReadingVariance),
-                    secondHearsFirst: .init(filteredRSSI: try row.get(5, as: Double.self), measuredPower: try row.get(6, as: Double.self),
-                                            filterVariance: try row.get(7, as: Double?.self) ?? Self.unknownReadingVariance)),
+                exchange: StoredExchange(first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: nil,
+                                         firstHearsSecond: try StoredReading(row, from: 2).direction,
+                                         secondHearsFirst: try StoredReading(row, from: 5).direction),
                 distance: distance))
         }
         return sites

@@ -33,31 +33,47 @@ extension LobbyStore {
             WHERE observerId = ? AND seenId = ? AND rssi IS NOT NULL AND measuredPower IS NOT NULL AND lastSeenAt BETWEEN ? AND ?
             """, seen, reporter, at.addingTimeInterval(-window).unixTime, at.addingTimeInterval(window).unixTime)
         else { return }
-        let otherAt = try other.requiredDate(atIndex: 3, "lastSeenAt")
-        let time = max(at, otherAt)
-        let (first, second) = (min(reporter, seen), max(reporter, seen))
+        try recordSpacedExchange(db, table: "crowdExchange", listener: reporter, heard: seen, at: at,
+                                 mine: StoredReading(rssi: rssi, measuredPower: power, variance: sighting.rssiVariance),
+                                 theirs: try StoredReading(other, from: 0), theirsAt: try other.requiredDate(atIndex: 3, "lastSeenAt")) { time in
+            // Both present at one location: the one both were seen at most recently.
+            let since = time.addingTimeInterval(-self.configuration.encounterWindow).unixTime
+            let site = try db.fetchValue(Int64.self, """
+                SELECT a.locationId FROM locationSighting a
+                JOIN locationSighting b ON b.locationId = a.locationId AND b.playerId = ?
+                WHERE a.playerId = ? AND a.lastSeenAt >= ? AND b.lastSeenAt >= ?
+                ORDER BY CASE WHEN a.lastSeenAt < b.lastSeenAt THEN a.lastSeenAt ELSE b.lastSeenAt END DESC, a.locationId
+                LIMIT 1
+                """, seen, reporter, since, since)
+            return [("locationId", site.sqlValue)]
+        }
+    }
+
+    /// What both calibrations do with a reading and the latest one the other way (players'
+    /// exchanges in `crowdExchange`, location beacons' in `locationExchange`): one exchange at the
+    /// later of the two times, the device with the smaller id first, unless the pair has one
+    /// within ``LobbyConfiguration/crowdExchangeSpacing``. `extra` gives the table's own columns
+    /// for that time. Answers whether it recorded one.
+    @discardableResult
+    func recordSpacedExchange(_ db: any SQLSession, table: String, listener: Int64, heard: Int64, at: Date,
+                              mine: StoredReading, theirs: StoredReading, theirsAt: Date,
+                              extra: (Date) throws -> [(column: String, value: SQLValue)] = { _ in [] }) throws -> Bool {
+        let time = max(at, theirsAt)
+        let (first, second) = (min(listener, heard), max(listener, heard))
         guard try db.fetchValue(Bool.self, """
-            SELECT EXISTS (SELECT 1 FROM crowdExchange WHERE firstId = ? AND secondId = ? AND at > ?)
+            SELECT EXISTS (SELECT 1 FROM \(table) WHERE firstId = ? AND secondId = ? AND at > ?)
             """, first, second, time.addingTimeInterval(-configuration.crowdExchangeSpacing).unixTime) != true
-        else { return }
-        // Both present at one location: the one both were seen at most recently.
-        let since = time.addingTimeInterval(-configuration.encounterWindow).unixTime
-        let site = try db.fetchValue(Int64.self, """
-            SELECT a.locationId FROM locationSighting a
-            JOIN locationSighting b ON b.locationId = a.locationId AND b.playerId = ?
-            WHERE a.playerId = ? AND a.lastSeenAt >= ? AND b.lastSeenAt >= ?
-            ORDER BY CASE WHEN a.lastSeenAt < b.lastSeenAt THEN a.lastSeenAt ELSE b.lastSeenAt END DESC, a.locationId
-            LIMIT 1
-            """, seen, reporter, since, since)
-        let mine = (rssi, power, sighting.rssiVariance)
-        let theirs = (try other.get(0, as: Double.self), try other.get(1, as: Double.self), try other.get(2, as: Double?.self))
-        let (firstReading, secondReading) = reporter == first ? (mine, theirs) : (theirs, mine)
-        try db.execute("""
-            INSERT INTO crowdExchange (firstId, secondId, locationId, at, firstRssi, firstMeasuredPower, firstVariance,
-                secondRssi, secondMeasuredPower, secondVariance)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, first, second, site, time.unixTime, firstReading.0, firstReading.1, firstReading.2,
-            secondReading.0, secondReading.1, secondReading.2)
+        else { return false }
+        let (firstReading, secondReading) = listener == first ? (mine, theirs) : (theirs, mine)
+        let columns = try extra(time)
+        let values: [SQLValue] = [first.sqlValue, second.sqlValue, time.unixTime.sqlValue]
+            + firstReading.sqlValues + secondReading.sqlValues + columns.map(\.value)
+        _ = try db.execute("""
+            INSERT INTO \(table) (firstId, secondId, at, firstRssi, firstMeasuredPower, firstVariance,
+                secondRssi, secondMeasuredPower, secondVariance\(columns.map { ", " + $0.column }.joined()))
+            VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))
+            """, values)
+        return true
     }
 
     /// Deletes exchanges older than ``LobbyConfiguration/crowdCalibrationWindow``.
@@ -92,12 +108,8 @@ extension LobbyStore {
                     WHERE (b.blockerId = e.firstId AND b.blockedId = e.secondId) OR (b.blockerId = e.secondId AND b.blockedId = e.firstId))
                 ORDER BY e.at DESC, e.id DESC
                 """, now.addingTimeInterval(-configuration.crowdCalibrationWindow).unixTime).map { row in
-                StoredExchange(
-                    first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: try row.get(2, as: Int64?.self),
-                    firstHearsSecond: .init(filteredRSSI: try row.get(3, as: Double.self), measuredPower: try row.get(4, as: Double.self),
-                                            filterVariance: try row.get(5, as: Double?.self) ?? Self.unknownReadingVariance),
-                    secondHearsFirst: .init(filteredRSSI: try row.get(6, as: Double.self), measuredPower: try row.get(7, as: Double.self),
-                                            filterVariance: try row.get(8, as: Double?.self) ?? Self.unknownReadingVariance))
+                StoredExchange(first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: try row.get(2, as: Int64?.self),
+                               firstHearsSecond: try StoredReading(row, from: 3).direction, secondHearsFirst: try StoredReading(row, from: 6).direction)
             }
         }
         let (capped, _) = Self.capped(rows, perDevice: configuration.crowdPairsPerDevice)
@@ -271,6 +283,32 @@ extension LobbyStore {
                          shadowing: try row.get(5, as: Double?.self))
         }
     }
+}
+
+/// One direction of a stored exchange: what one device read of the other.
+struct StoredReading: Sendable {
+    var rssi: Double
+    var measuredPower: Double
+    /// Nil when the reading came without one (``LobbyStore/unknownReadingVariance`` is taken).
+    var variance: Double?
+
+    init(rssi: Double, measuredPower: Double, variance: Double?) {
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.variance = variance
+    }
+
+    /// The reading in `row`'s three columns from `index`: RSSI, measured power, variance.
+    init(_ row: SQLRow, from index: Int) throws {
+        self.init(rssi: try row.get(index, as: Double.self), measuredPower: try row.get(index + 1, as: Double.self),
+                  variance: try row.get(index + 2, as: Double?.self))
+    }
+
+    var direction: TwoWayRanging.Direction {
+        TwoWayRanging.Direction(filteredRSSI: rssi, measuredPower: measuredPower, filterVariance: variance ?? LobbyStore.unknownReadingVariance)
+    }
+
+    var sqlValues: [SQLValue] { [rssi.sqlValue, measuredPower.sqlValue, variance.sqlValue] }
 }
 
 /// One stored exchange, as the solve reads it.
