@@ -31,7 +31,7 @@ extension LocationBeaconDevice {
     ///   without this beacon.
     static func reportHearings(_ location: MarkedLocation, session: Credentials, scanner: any AdvertisementScanner,
                                placement: BeaconPlacement?, every interval: Duration, logger: Logger) async throws {
-        let filter = BeaconHearings(locationUUID: location.beaconKey.flatMap { BeaconUUID($0.locationUUID.uuidString) },
+        let filter = BeaconHearings(locationUUID: location.beaconKey?.beacon(.location).uuid,
                                     staticUUID: location.beacon.iBeaconUUID)
         let collected = HearingCollector(filter)
         var client = LobbyClient(baseURL: location.lobby).authenticated(session.token)

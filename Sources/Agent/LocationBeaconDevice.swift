@@ -165,17 +165,17 @@ public struct LocationBeaconDevice: Sendable {
         }
     }
 
-    /// Places the location on `site` at (`x`, `y`) metres, which its hearings of the owner's
-    /// other beacons on that site need.
+    /// Places the location where its beacon stands, which its hearings of the owner's other
+    /// beacons on that site need.
     public static func place(
-        _ location: MarkedLocation, site: String, x: Double, y: Double, credentials: Credentials
+        _ location: MarkedLocation, at placement: BeaconPlacement, credentials: Credentials
     ) async throws(AgentError) -> LobbyLocation {
         var lobby = LobbyClient(baseURL: location.lobby).authenticated(credentials.token)
         lobby.timeout = .seconds(5)
         do {
-            return try await lobby.placeLocation(location.id, site: site, x: x, y: y)
+            return try await lobby.placeLocation(location.id, site: placement.site, x: placement.x, y: placement.y)
         } catch let error as LobbyClientError {
-            throw AgentError("The lobby refused to place \(location.name) on \(site): \(error.message)", code: error.code.rawValue)
+            throw AgentError("The lobby refused to place \(location.name) on \(placement.site): \(error.message)", code: error.code.rawValue)
         } catch {
             throw AgentError("Cannot reach the lobby at \(location.lobby) to place \(location.name) (\(error)).", code: "lobbyUnreachable")
         }

@@ -138,16 +138,6 @@ extension LobbyStore {
                                         theirs: try StoredReading(other, from: 0), theirsAt: try other.requiredDate(atIndex: 3, "at"))
     }
 
-    /// The location `id` if `playerId` owns it, with its site, spot and when it was placed; to
-    /// others not found.
-    private func ownedLocation(_ db: any SQLSession, playerId: Int64, id: Int64) throws -> (site: String?, x: Double?, y: Double?, placedAt: Date?) {
-        guard let row = try db.fetchOne("SELECT ownerId, positionSite, positionX, positionY, placedAt FROM location WHERE id = ?", id),
-              try row.get(0, as: Int64.self) == playerId
-        else { throw LobbyError.locationNotFound(id) }
-        return (try row.get(1, as: String?.self), try row.get(2, as: Double?.self), try row.get(3, as: Double?.self),
-                try row.get(4, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
-    }
-
     /// Forgets what a beacon that moved heard and was heard at, and the profile they made.
     private func forgetHearings(_ db: any SQLSession, location id: Int64) throws {
         try db.execute("DELETE FROM locationHearing WHERE listenerId = ? OR heardId = ?", id, id)
@@ -161,8 +151,8 @@ extension LobbyStore {
 
     /// The beacon exchanges of the last ``LobbyConfiguration/crowdCalibrationWindow`` between
     /// locations still placed on one site of one owner, with the distance their positions give.
-    func placedBeaconExchanges(_ db: any SQLSession, since: Date) throws -> [BeaconSiteKey: [PlacedExchange]] {
-        var sites: [BeaconSiteKey: [PlacedExchange]] = [:]
+    func placedBeaconExchanges(_ db: any SQLSession, since: Date) throws -> [BeaconSiteKey: [StoredExchange]] {
+        var sites: [BeaconSiteKey: [StoredExchange]] = [:]
         for row in try db.fetchAll("""
             SELECT e.firstId, e.secondId, e.firstRssi, e.firstMeasuredPower, e.firstVariance,
                 e.secondRssi, e.secondMeasuredPower, e.secondVariance,
@@ -176,10 +166,9 @@ extension LobbyStore {
             let key = BeaconSiteKey(owner: try row.get(8, as: Int64.self), site: try row.get(9, as: String.self).lowercased())
             let distance = hypot(try row.get(10, as: Double.self) - row.get(12, as: Double.self),
                                  try row.get(11, as: Double.self) - row.get(13, as: Double.self))
-            sites[key, default: []].append(PlacedExchange(
-                exchange: StoredExchange(first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: nil,
-                                         firstHearsSecond: try StoredReading(row, from: 2).direction,
-                                         secondHearsFirst: try StoredReading(row, from: 5).direction),
+            sites[key, default: []].append(StoredExchange(
+                first: try row.get(0, as: Int64.self), second: try row.get(1, as: Int64.self), location: nil,
+                firstHearsSecond: try StoredReading(row, from: 2).direction, secondHearsFirst: try StoredReading(row, from: 5).direction,
                 distance: distance))
         }
         return sites
@@ -188,23 +177,18 @@ extension LobbyStore {
     /// Solves each site's beacons (at most ``LobbyConfiguration/crowdDevicesPerSolve`` at once,
     /// as players are) at their known distances: each location's exponent, its error, the pairs
     /// used and the shadowing taken.
-    func solveBeaconSites(_ sites: [BeaconSiteKey: [PlacedExchange]]) async throws -> [Int64: BeaconSiteSolution] {
+    func solveBeaconSites(_ sites: [BeaconSiteKey: [StoredExchange]]) async throws -> [Int64: BeaconSiteSolution] {
         var solved: [Int64: BeaconSiteSolution] = [:]
         for (key, placed) in sites.sorted(by: { ($0.key.owner, $0.key.site) < ($1.key.owner, $1.key.site) }) {
             // Two beacons at one spot give no distance to range at: left out before grouping, so
             // a beacon heard only there gets no profile from the prior alone.
-            let usable = placed.filter { $0.distance >= PathLoss.nearest }
-            let distances = Dictionary(usable.map { ([$0.exchange.first, $0.exchange.second], $0.distance) }, uniquingKeysWith: { a, _ in a })
-            for group in Self.groups(usable.map(\.exchange), maximum: configuration.crowdDevicesPerSolve) {
-                let usable = group.exchanges
+            let usable = placed.filter { ($0.distance ?? 0) >= PathLoss.nearest }
+            for group in Self.groups(usable, maximum: configuration.crowdDevicesPerSolve) {
                 let devices = group.devices.sorted().map { CrowdCalibration.Device(id: String($0), kind: .locationBeacon) }
-                let exchanges = usable.map {
-                    CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
-                                              secondHearsFirst: $0.secondHearsFirst, distance: distances[[$0.first, $0.second]], site: Self.beaconSite)
-                }
+                let exchanges = group.exchanges.map { $0.calibrationExchange(site: Self.beaconSite) }
                 let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
                 guard let site = solution.sites[Self.beaconSite] else { continue }
-                let pairs = Set(usable.map { [$0.first, $0.second] }).count
+                let pairs = Set(group.exchanges.map { [$0.first, $0.second] }).count
                 let result = BeaconSiteSolution(site: key, exponent: site.exponent, exponentError: site.exponentError, pairs: pairs,
                                                 shadowing: site.shadowing)
                 for location in group.devices { solved[location] = result }
@@ -218,12 +202,6 @@ extension LobbyStore {
 struct BeaconSiteKey: Hashable, Sendable {
     var owner: Int64
     var site: String
-}
-
-/// A beacon exchange with the distance between the two beacons' positions (m).
-struct PlacedExchange: Sendable {
-    var exchange: StoredExchange
-    var distance: Double
 }
 
 /// What the solve made of one site's beacons (of one group of them, on a site with more than

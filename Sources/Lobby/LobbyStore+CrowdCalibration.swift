@@ -123,10 +123,7 @@ extension LobbyStore {
         let groups = Self.groups(capped, maximum: configuration.crowdDevicesPerSolve)
         for group in groups {
             let devices = group.devices.sorted().map { CrowdCalibration.Device(id: String($0)) }
-            let exchanges = group.exchanges.map {
-                CrowdCalibration.Exchange(first: String($0.first), second: String($0.second), firstHearsSecond: $0.firstHearsSecond,
-                                          secondHearsFirst: $0.secondHearsFirst, site: $0.location.map(String.init) ?? Self.openAirSite)
-            }
+            let exchanges = group.exchanges.map { $0.calibrationExchange(site: $0.location.map(String.init) ?? Self.openAirSite) }
             let solution = try await offload { CrowdCalibration.solve(devices: devices, exchanges: exchanges) }
             for (id, found) in solution.devices { if let player = Int64(id) { offsets[player] = found } }
             // A location whose players fell into several groups: the best-pinned exponent.
@@ -318,6 +315,14 @@ struct StoredExchange: Sendable {
     var location: Int64?
     var firstHearsSecond: TwoWayRanging.Direction
     var secondHearsFirst: TwoWayRanging.Direction
+    /// Between placed location beacons: the distance their positions give (m).
+    var distance: Double? = nil
+
+    /// The exchange as the solver takes it, at `site`.
+    func calibrationExchange(site: String) -> CrowdCalibration.Exchange {
+        CrowdCalibration.Exchange(first: String(first), second: String(second), firstHearsSecond: firstHearsSecond,
+                                  secondHearsFirst: secondHearsFirst, distance: distance, site: site)
+    }
 }
 
 /// What one crowd solve used and published.

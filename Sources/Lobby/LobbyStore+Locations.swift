@@ -80,20 +80,24 @@ extension LobbyStore {
         guard readings >= 1 else { throw LobbyError.invalid("readings", "must be at least 1.") }
         return try await write { context in
             let db = context.db
-            guard let owner = try db.fetchValue(Int64.self, "SELECT ownerId FROM location WHERE id = ?", id) else {
-                throw LobbyError.locationNotFound(id)
-            }
-            guard owner == playerId else {
-                // Only the owner publishes; to others the location answers as it would if it were
-                // not there, so no one learns which ids are registered by trying.
-                throw LobbyError.locationNotFound(id)
-            }
+            _ = try self.ownedLocation(db, playerId: playerId, id: id)
             let encoded = String(decoding: try JSONEncoder().encode(distances), as: UTF8.self)
             try db.execute("""
                 UPDATE location SET siteExponent = ?, siteDistances = ?, siteReadings = ?, siteCalibratedAt = ? WHERE id = ?
                 """, exponent, encoded, readings, context.now.unixTime, id)
             return try self.locationView(db, id: id, now: context.now, viewer: playerId)
         }
+    }
+
+    /// The location `id` if `playerId` owns it, with its site, spot and when it was placed. To
+    /// others it answers as it would if it were not there, so no one learns which ids are
+    /// registered by trying what only owners may do.
+    func ownedLocation(_ db: any SQLSession, playerId: Int64, id: Int64) throws -> (site: String?, x: Double?, y: Double?, placedAt: Date?) {
+        guard let row = try db.fetchOne("SELECT ownerId, positionSite, positionX, positionY, placedAt FROM location WHERE id = ?", id),
+              try row.get(0, as: Int64.self) == playerId
+        else { throw LobbyError.locationNotFound(id) }
+        return (try row.get(1, as: String?.self), try row.get(2, as: Double?.self), try row.get(3, as: Double?.self),
+                try row.get(4, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Records that `reporter` saw the location advertising `report`'s identity (``location(_:now:)``
@@ -122,9 +126,7 @@ extension LobbyStore {
     /// whose device has not said so within ``LobbyConfiguration/encounterWindow`` prove no presence.
     public func markOnAir(_ playerId: Int64, location id: Int64) async throws {
         try await write { context in
-            guard let owner = try context.db.fetchValue(Int64.self, "SELECT ownerId FROM location WHERE id = ?", id),
-                  owner == playerId
-            else { throw LobbyError.locationNotFound(id) }
+            _ = try self.ownedLocation(context.db, playerId: playerId, id: id)
             try context.db.execute("UPDATE location SET onAirAt = ? WHERE id = ?", context.now.unixTime, id)
         }
     }

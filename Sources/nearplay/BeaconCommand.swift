@@ -99,7 +99,7 @@ struct BeaconCommand: AsyncParsableCommand {
         await publishSiteProfile(of: device.location, session: session)
         if let placement = device.placement {
             do {
-                _ = try await LocationBeaconDevice.place(device.location, site: placement.site, x: placement.x, y: placement.y, credentials: session)
+                _ = try await LocationBeaconDevice.place(device.location, at: placement, credentials: session)
                 Diagnostics.write(String(format: "Placed on %@ at (%g, %g) m: listening for your other beacons there.\n", placement.site, placement.x, placement.y))
             } catch let error where error.code == "lobbyUnreachable" {
                 // Advertised from memory: placed again when the lobby answers that it is not.
